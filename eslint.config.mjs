@@ -1,0 +1,26 @@
+import nextVitals from "eslint-config-next/core-web-vitals";
+import nextTs from "eslint-config-next/typescript";
+
+const config = [
+  ...nextVitals,
+  ...nextTs,
+  {
+    ignores: ["node_modules/**", ".next/**", "src/generated/**", ".data/**", "next-env.d.ts", "test-results/**", "playwright-report/**", "bench-results/**"],
+  },
+  {
+    rules: {
+      "@typescript-eslint/consistent-type-definitions": ["error", "type"],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "no-restricted-properties": [
+        "error",
+        { object: "Date", property: "now", message: "Use now() from src/clock.ts so that tests can set the time." },
+      ],
+    },
+  },
+  {
+    files: ["scripts/**", "e2e/**", "**/*.test.ts", "src/clock.ts", "src/server/log.ts"],
+    rules: { "no-restricted-properties": "off" },
+  },
+];
+
+export default config;

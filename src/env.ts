@@ -1,0 +1,117 @@
+// Every environment variable the service reads, parsed once with zod (CONTRACT.md 7). Nothing else reads
+// process.env. A missing or malformed variable raises EnvError whose message is one line naming it.
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { z } from "zod";
+
+export class EnvError extends Error {
+  override name = "EnvError";
+}
+
+const blankToUndefined = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
+
+const ZRawEnv = z.object({
+  NODE_ENV: optional(z.enum(["development", "production", "test"])),
+  PORT: optional(z.coerce.number().int().min(1).max(65535)),
+  APP_URL: optional(
+    z
+      .url({ protocol: /^https?$/, error: "must be an absolute http(s) URL" })
+      .refine((value) => {
+        const url = new URL(value);
+        return url.pathname === "/" && !url.search && !url.hash;
+      }, "must be an origin without a path, query or fragment (e.g. https://auth.example.com)"),
+  ),
+  DATABASE_URL: optional(
+    z
+      .string()
+      .refine(
+        (value) => /^file:.+/.test(value) || /^postgres(ql)?:\/\/.+/.test(value),
+        "must start with file: (SQLite) or postgresql:// (PostgreSQL)",
+      ),
+  ),
+  AUTH_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
+  RESEND_API_KEY: optional(z.string().min(1)),
+  MAIL_FROM: optional(z.string().min(3)),
+  TRUST_PROXY: optional(z.enum(["0", "1"], { error: "must be 0 or 1" })),
+  DEV_MAILBOX: optional(z.enum(["0", "1"], { error: "must be 0 or 1" })),
+  LOG_LEVEL: optional(z.enum(["debug", "info", "warn", "error", "silent"])),
+});
+
+export type Env = {
+  nodeEnv: "development" | "production" | "test";
+  port: number;
+  appUrl: string; // origin, no trailing slash
+  databaseUrl: string;
+  database: { kind: "sqlite"; file: string } | { kind: "postgresql"; url: string };
+  authSecret: string;
+  resendApiKey: string | null;
+  mailFrom: string;
+  trustProxy: boolean;
+  devMailbox: boolean;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+};
+
+const SECRET_FILE = ".data/auth-secret";
+
+/** In development the session secret is generated once and kept under .data/ (CONTRACT.md 7). */
+function developmentSecret(): string {
+  const file = resolve(SECRET_FILE);
+  if (existsSync(file)) {
+    const existing = readFileSync(file, "utf8").trim();
+    if (existing.length >= 32) return existing;
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  writeFileSync(file, secret + "\n", { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const parsed = ZRawEnv.safeParse(source);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? "environment");
+    throw new EnvError(`Environment variable ${name} ${issue.message.replace(/^Invalid input: ?/, "is invalid: ")}`);
+  }
+  const raw = parsed.data;
+  const nodeEnv = raw.NODE_ENV ?? "development";
+  const port = raw.PORT ?? 3000;
+  const appUrl = (raw.APP_URL ?? `http://localhost:${port}`).replace(/\/$/, "");
+  const databaseUrl = raw.DATABASE_URL ?? "file:./.data/dev.db";
+  const database = databaseUrl.startsWith("file:")
+    ? ({ kind: "sqlite", file: resolve(databaseUrl.slice("file:".length)) } as const)
+    : ({ kind: "postgresql", url: databaseUrl } as const);
+  let authSecret = raw.AUTH_SECRET;
+  if (!authSecret) {
+    if (nodeEnv === "production") throw new EnvError("Environment variable AUTH_SECRET is required in production");
+    authSecret = developmentSecret();
+  }
+  return {
+    nodeEnv,
+    port,
+    appUrl,
+    databaseUrl,
+    database,
+    authSecret,
+    resendApiKey: raw.RESEND_API_KEY ?? null,
+    mailFrom: raw.MAIL_FROM ?? "Bundle permissions <no-reply@localhost>",
+    trustProxy: raw.TRUST_PROXY === "1",
+    devMailbox: raw.DEV_MAILBOX === "1" || (raw.DEV_MAILBOX !== "0" && nodeEnv !== "production"),
+    logLevel: raw.LOG_LEVEL ?? (nodeEnv === "test" ? "silent" : "info"),
+  };
+}
+
+let cached: Env | null = null;
+
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** next-auth reads its own variables; they are derived here, in one place, from ours. */
+export function nextAuthEnvironment(e: Env): Record<string, string> {
+  return { NEXTAUTH_URL: e.appUrl, NEXTAUTH_SECRET: e.authSecret };
+}
