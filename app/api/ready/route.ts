@@ -1,0 +1,10 @@
+import { json } from "@/http/respond";
+import { route } from "@/http/route";
+import { checkDatabase } from "@/server/ready";
+
+export const { GET, POST, PUT, DELETE, PATCH, OPTIONS } = route({
+  GET: async () => {
+    await checkDatabase();
+    return json({ status: "ok", database: "ok" }, 200, { "Cache-Control": "no-store" });
+  },
+});

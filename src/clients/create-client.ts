@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { badRequest } from "@/http/errors";
+import { parseInput } from "@/http/validate";
+import { digest, randomSecret } from "@/server/crypto";
+import { write } from "@/server/db";
+import { redirectUriProblem } from "@/clients/redirect-uri";
+import { GRANT_TYPES, representClient } from "@/clients/represent";
+
+export const ZCreateClient = z.object({
+  ownerId: z.number().int().positive(),
+  name: z.string({ error: "must be a string" }).trim().min(1, "must not be empty").max(100, "must be at most 100 characters"),
+  grantType: z.enum(GRANT_TYPES, { error: "must be authorization_code, implicit or password" }),
+  redirectUris: z
+    .array(z.string().trim(), { error: "must be a list of URIs" })
+    .max(20, "at most 20 redirect URIs")
+    .default([]),
+  isPublic: z.boolean().default(false),
+  firstParty: z.boolean().default(false),
+});
+export type TCreateClient = z.input<typeof ZCreateClient>;
+
+/**
+ * Registers a client (CONTRACT.md 2). Returns the client representation with its secret, shown this once
+ * and stored only as a digest; `client_secret` is null for a public client.
+ */
+export async function createClient(input: TCreateClient) {
+  const data = parseInput(ZCreateClient, input);
+  const redirectUris = [...new Set(data.redirectUris)];
+  redirectUris.forEach((uri, index) => {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw badRequest(`redirect_uris.${index}: ${problem}`);
+  });
+  if (data.grantType !== "password" && redirectUris.length === 0) {
+    throw badRequest(`redirect_uris: a ${data.grantType} client needs at least one redirect URI`);
+  }
+  if (data.grantType === "password" && data.isPublic) {
+    throw badRequest("public: a password client must keep a secret");
+  }
+  const secret = data.isPublic ? null : randomSecret();
+  const client = await write((tx) =>
+    tx.client.create({
+      data: {
+        clientId: randomSecret(16),
+        name: data.name,
+        ownerId: data.ownerId,
+        grantType: data.grantType,
+        isPublic: data.isPublic,
+        firstParty: data.firstParty,
+        secretDigest: secret ? digest(secret) : null,
+        redirectUris: JSON.stringify(redirectUris),
+      },
+      include: { owner: true },
+    }),
+  );
+  return representClient(client, data.ownerId, secret);
+}

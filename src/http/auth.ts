@@ -1,0 +1,46 @@
+// Who is calling an /api resource (CONTRACT.md 1): `Authorization: Bearer <access token>` only; a token in
+// the query string or body never authenticates. 401 with a Bearer challenge when there is no valid token
+// (error="invalid_token" when one was sent), 403 insufficient_scope when the token lacks the scope.
+import { ApiError } from "@/http/errors";
+import { allows, storedScopes, type Scope } from "@/oauth/scope";
+import { findActiveAccessToken } from "@/oauth/tokens";
+
+export type Principal = {
+  userId: number;
+  scopes: Scope[];
+  /** The OAuth client the token was issued to (internal id); null for the service's own pages. */
+  clientId: number | null;
+  via: "bearer" | "session";
+};
+
+const CHALLENGE = 'Bearer realm="api"';
+
+export const unauthorized = (tokenSent: boolean) =>
+  new ApiError(401, tokenSent ? "invalid or expired token" : "authentication required", {
+    "WWW-Authenticate": tokenSent ? `${CHALLENGE}, error="invalid_token"` : CHALLENGE,
+  });
+
+export const insufficientScope = (scope: Scope) =>
+  new ApiError(403, `this token lacks the ${scope} scope`, {
+    "WWW-Authenticate": `${CHALLENGE}, error="insufficient_scope", scope="${scope}"`,
+  });
+
+/** The bearer token of a request; null when there is none; undefined-free. */
+export function bearerToken(request: Request): string | null {
+  const header = request.headers.get("authorization");
+  if (!header) return null;
+  const match = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header);
+  if (!match) throw unauthorized(true);
+  return match[1]!;
+}
+
+/** Authenticates a request and checks that it carries `scope`. */
+export async function authenticate(request: Request, scope: Scope): Promise<Principal> {
+  const token = bearerToken(request);
+  if (token === null) throw unauthorized(false);
+  const row = await findActiveAccessToken(token);
+  if (!row) throw unauthorized(true);
+  const principal: Principal = { userId: row.userId, scopes: storedScopes(row.scopes), clientId: row.clientId, via: "bearer" };
+  if (!allows(principal.scopes, scope)) throw insufficientScope(scope);
+  return principal;
+}

@@ -1,0 +1,57 @@
+// Client authentication at the token endpoint (RFC 6749 2.3.1, CONTRACT.md 4): client_id/client_secret in
+// the body, or HTTP Basic with both parts form-url-decoded; not both. Secrets are checked in constant time
+// against their stored digest. Failures are 401 invalid_client, with a Basic challenge when Basic was used.
+import type { Client } from "@/generated/sqlite/client";
+import { OAuthError } from "@/oauth/errors";
+import { stringParam } from "@/oauth/params";
+import { isPublicClient } from "@/clients/represent";
+import { secretMatchesDigest } from "@/server/crypto";
+import { db } from "@/server/db";
+
+type Credentials = { clientId: string; secret: string | undefined; method: "basic" | "body" | "none" };
+
+const formDecode = (value: string) => decodeURIComponent(value.replace(/\+/g, " "));
+
+/** Reads the Basic credentials of an Authorization header, or null when there is no Basic header. */
+export function parseBasic(header: string | null): { clientId: string; secret: string } | null {
+  if (!header || !/^basic /i.test(header)) return null;
+  const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon < 0) throw basicFailure();
+  try {
+    return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+  } catch {
+    throw basicFailure();
+  }
+}
+
+const basicFailure = () => new OAuthError("invalid_client", { "WWW-Authenticate": 'Basic realm="oauth"' });
+
+export function readCredentials(request: Request, params: Record<string, unknown>): Credentials {
+  const basic = parseBasic(request.headers.get("authorization"));
+  const bodyId = stringParam(params, "client_id");
+  const bodySecret = stringParam(params, "client_secret");
+  if (basic) {
+    if (bodySecret !== undefined) throw new OAuthError("invalid_request", {}, "client credentials in both Basic and body");
+    if (bodyId !== undefined && bodyId !== basic.clientId) throw new OAuthError("invalid_request", {}, "client_id differs from Basic");
+    return { clientId: basic.clientId, secret: basic.secret, method: "basic" };
+  }
+  if (bodyId === undefined) throw new OAuthError("invalid_client", {}, "no client_id");
+  return { clientId: bodyId, secret: bodySecret, method: bodySecret === undefined ? "none" : "body" };
+}
+
+/** Authenticates the client of a token, revocation or introspection request. */
+export async function authenticateClient(request: Request, params: Record<string, unknown>): Promise<Client> {
+  const credentials = readCredentials(request, params);
+  const fail = () =>
+    new OAuthError("invalid_client", credentials.method === "basic" ? { "WWW-Authenticate": 'Basic realm="oauth"' } : {});
+  const client = await (await db()).client.findUnique({ where: { clientId: credentials.clientId } });
+  if (!client) throw fail();
+  if (credentials.secret === undefined) {
+    // Only a public client may identify itself by client_id alone.
+    if (!isPublicClient(client)) throw fail();
+    return client;
+  }
+  if (!client.secretDigest || !secretMatchesDigest(credentials.secret, client.secretDigest)) throw fail();
+  return client;
+}

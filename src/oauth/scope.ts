@@ -1,0 +1,45 @@
+// Scopes (CONTRACT.md 2): `readonly` and `readwrite`, where readwrite includes everything readonly allows.
+// Requests separate scopes with spaces (RFC 6749 3.3); commas are accepted too.
+import { OAuthError } from "@/oauth/errors";
+
+export const SCOPES = ["readonly", "readwrite"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  readonly: "Read your profile, your bundles, who may read them, and your permission requests",
+  readwrite: "Also create bundles and permission requests, accept or decline requests, and revoke access",
+};
+
+const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);
+
+/** Parses a requested scope string. Empty -> null; an unknown value -> invalid_scope. */
+export function parseScope(raw: string | undefined | null): Scope[] | null {
+  const parts = (raw ?? "").split(/[\s,]+/).filter(Boolean);
+  if (parts.length === 0) return null;
+  const scopes = new Set<Scope>();
+  for (const part of parts) {
+    if (!isScope(part)) throw new OAuthError("invalid_scope", {}, `unknown scope ${part}`);
+    scopes.add(part);
+  }
+  return SCOPES.filter((scope) => scopes.has(scope));
+}
+
+/** Scopes as stored: one space-separated string in canonical order. */
+export function formatScope(scopes: readonly Scope[]): string {
+  return SCOPES.filter((scope) => scopes.includes(scope)).join(" ");
+}
+
+/** Reads a stored scope string (already validated when it was written). */
+export function storedScopes(stored: string): Scope[] {
+  return SCOPES.filter((scope) => stored.split(" ").includes(scope));
+}
+
+/** Whether `granted` allows what `required` names; readwrite covers readonly. */
+export function allows(granted: readonly Scope[], required: Scope): boolean {
+  return granted.includes(required) || (required === "readonly" && granted.includes("readwrite"));
+}
+
+/** Whether every scope in `requested` is covered by `granted` (a narrowing, never a widening). */
+export function isSubset(requested: readonly Scope[], granted: readonly Scope[]): boolean {
+  return requested.every((scope) => allows(granted, scope));
+}

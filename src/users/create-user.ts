@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { conflict } from "@/http/errors";
+import { parseInput } from "@/http/validate";
+import { write } from "@/server/db";
+import { hashPassword } from "@/users/passwords";
+import { ZEmail, ZName, ZPassword } from "@/users/schemas";
+
+export const ZCreateUser = z.object({
+  email: ZEmail,
+  password: ZPassword,
+  name: ZName.optional(),
+});
+export type TCreateUser = z.input<typeof ZCreateUser>;
+
+/** Creates a user; the e-mail is stored lower-case and must be unused (409 otherwise). */
+export async function createUser(input: TCreateUser) {
+  const { email, password, name } = parseInput(ZCreateUser, input);
+  const passwordHash = await hashPassword(password);
+  try {
+    return await write((tx) =>
+      tx.user.create({ data: { email, name: name ?? email.split("@")[0]!, passwordHash } }),
+    );
+  } catch (error) {
+    if ((error as { code?: string }).code === "P2002") throw conflict("email: already registered");
+    throw error;
+  }
+}
