@@ -52,5 +52,5 @@ export async function createClient(input: TCreateClient) {
       include: { owner: true },
     }),
   );
-  return representClient(client, data.ownerId, secret);
+  return { ...representClient(client, data.ownerId), client_secret: secret };
 }

@@ -13,10 +13,9 @@ export function isPublicClient(client: Pick<Client, "grantType" | "isPublic">): 
   return client.isPublic || client.grantType === "implicit";
 }
 
-export function representClient(client: Client & { owner: User }, viewerId: number | null, secret?: string | null) {
+export function representClient(client: Client & { owner: User }, viewerId: number | null) {
   return {
     client_id: client.clientId,
-    ...(secret !== undefined ? { client_secret: secret } : {}),
     name: client.name,
     owner: representUser(client.owner, viewerId),
     grant_type: client.grantType as GrantType,
