@@ -19,6 +19,7 @@ const ZRawEnv = z.object({
     z
       .url({ protocol: /^https?$/, error: "must be an absolute http(s) URL" })
       .refine((value) => {
+        if (!URL.canParse(value)) return true; // reported by z.url() already
         const url = new URL(value);
         return url.pathname === "/" && !url.search && !url.hash;
       }, "must be an origin without a path, query or fragment (e.g. https://auth.example.com)"),

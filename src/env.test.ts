@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { EnvError, parseEnv } from "@/env";
+
+const base = { NODE_ENV: "production", AUTH_SECRET: "s".repeat(32) } as const;
+
+describe("environment", () => {
+  it("has defaults for a development machine", () => {
+    const env = parseEnv({ NODE_ENV: "test", AUTH_SECRET: "s".repeat(32) });
+    expect(env.port).toBe(3000);
+    expect(env.appUrl).toBe("http://localhost:3000");
+    expect(env.database.kind).toBe("sqlite");
+    expect(env.databaseUrl).toBe("file:./.data/dev.db");
+    expect(env.resendApiKey).toBeNull();
+    expect(env.trustProxy).toBe(false);
+  });
+
+  it("derives APP_URL from PORT and reads PostgreSQL URLs", () => {
+    const env = parseEnv({ ...base, PORT: "4000", DATABASE_URL: "postgresql://u:p@db/x" });
+    expect(env.appUrl).toBe("http://localhost:4000");
+    expect(env.database).toEqual({ kind: "postgresql", url: "postgresql://u:p@db/x" });
+  });
+
+  it.each([
+    [{ PORT: "eighty" }, /^Environment variable PORT /],
+    [{ APP_URL: "not a url" }, /^Environment variable APP_URL must be an absolute http\(s\) URL$/],
+    [{ APP_URL: "https://auth.example/path" }, /^Environment variable APP_URL must be an origin/],
+    [{ DATABASE_URL: "mysql://x" }, /^Environment variable DATABASE_URL must start with file:/],
+    [{ AUTH_SECRET: "short" }, /^Environment variable AUTH_SECRET must be at least 32 characters$/],
+    [{ AUTH_SECRET: "" }, /^Environment variable AUTH_SECRET is required in production$/],
+    [{ TRUST_PROXY: "yes" }, /^Environment variable TRUST_PROXY must be 0 or 1$/],
+  ])("stops with one line naming the variable: %o", (override, message) => {
+    let error: unknown;
+    try {
+      parseEnv({ ...base, ...override });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(EnvError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toContain("\n");
+  });
+});

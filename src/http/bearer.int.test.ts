@@ -1,0 +1,103 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { advanceClock, resetClock } from "@/clock";
+import { authenticate } from "@/http/auth";
+import { ApiError } from "@/http/errors";
+import { BASE, call } from "@/testing/app";
+import { makeUser, passwordSession } from "@/testing/factories";
+
+afterEach(() => resetClock());
+
+describe("bearer authentication on /api/user/<id>/", () => {
+  it("answers the user themself with their e-mail", async () => {
+    const { user, accessToken } = await passwordSession("readonly");
+    const res = await call("GET", `/api/user/${user.id}/`, { token: accessToken });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ id: user.id, resource_uri: `/api/user/${user.id}/`, name: user.name, email: user.email });
+  });
+
+  it("answers another user without the e-mail, with or without the trailing slash", async () => {
+    const { accessToken } = await passwordSession("readonly");
+    const other = await makeUser({ name: "Other" });
+    for (const path of [`/api/user/${other.id}/`, `/api/user/${other.id}`]) {
+      const res = await call("GET", path, { token: accessToken });
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual({ id: other.id, resource_uri: `/api/user/${other.id}/`, name: "Other" });
+    }
+  });
+
+  it("is 404 for an unknown or malformed id", async () => {
+    const { accessToken } = await passwordSession("readonly");
+    for (const id of ["999999999", "abc", "-1"]) {
+      const res = await call("GET", `/api/user/${id}/`, { token: accessToken });
+      expect(res.status).toBe(404);
+      expect(res.json).toEqual({ error: "no such user" });
+    }
+  });
+
+  it("is 401 with a bare Bearer challenge when no token is sent", async () => {
+    const { user } = await passwordSession("readonly");
+    const res = await call("GET", `/api/user/${user.id}/`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+    expect(res.json).toEqual({ error: "authentication required" });
+  });
+
+  it("is 401 invalid_token for an unknown token, a malformed header or an expired token", async () => {
+    const { user, accessToken } = await passwordSession("readonly");
+    for (const authorization of ["Bearer not-a-real-token", "Bearer", "Bearer a b", `Token ${accessToken}`]) {
+      const res = await call("GET", `/api/user/${user.id}/`, { headers: { authorization } });
+      expect(res.status, authorization).toBe(401);
+      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api", error="invalid_token"');
+    }
+    advanceClock(3600 * 1000 + 1000);
+    const expired = await call("GET", `/api/user/${user.id}/`, { token: accessToken });
+    expect(expired.status).toBe(401);
+    expect(expired.headers.get("www-authenticate")).toBe('Bearer realm="api", error="invalid_token"');
+  });
+
+  it("never authenticates with a token in the query string or the body", async () => {
+    const { user, accessToken } = await passwordSession("readonly");
+    const res = await call("GET", `/api/user/${user.id}/?access_token=${accessToken}`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+  });
+
+  it("answers 403 insufficient_scope when the token lacks the scope", async () => {
+    const { accessToken } = await passwordSession("readonly");
+    const request = new Request(BASE + "/api/x", { headers: { authorization: `Bearer ${accessToken}` } });
+    const error = await authenticate(request, "readwrite").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(403);
+    expect((error as ApiError).headers["WWW-Authenticate"]).toBe('Bearer realm="api", error="insufficient_scope", scope="readwrite"');
+    // readwrite covers readonly.
+    const rw = await passwordSession("readwrite");
+    const ok = await authenticate(new Request(BASE + "/api/x", { headers: { authorization: `Bearer ${rw.accessToken}` } }), "readonly");
+    expect(ok.userId).toBe(rw.user.id);
+  });
+
+  it("answers CORS for bearer requests, preflight included", async () => {
+    const { user, accessToken } = await passwordSession("readonly");
+    const res = await call("GET", `/api/user/${user.id}/`, { token: accessToken, headers: { origin: "https://app.example" } });
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    const preflight = await call("OPTIONS", `/api/user/${user.id}/`, {
+      headers: { origin: "https://app.example", "access-control-request-method": "GET", "access-control-request-headers": "authorization" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-headers")).toBe("Authorization, Content-Type");
+    expect(preflight.headers.get("access-control-allow-methods")).toContain("GET");
+  });
+
+  it("answers a method that is not on the path with 405 and Allow", async () => {
+    const { user, accessToken } = await passwordSession("readonly");
+    const res = await call("POST", `/api/user/${user.id}/`, { token: accessToken, body: {} });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, OPTIONS, HEAD");
+    expect(res.json).toEqual({ error: "method not allowed" });
+  });
+
+  it("answers unknown /api paths with a JSON 404", async () => {
+    const res = await call("GET", "/api/no/such/thing/");
+    expect(res.status).toBe(404);
+    expect(res.json).toEqual({ error: "no such endpoint" });
+  });
+});
