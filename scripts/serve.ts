@@ -10,8 +10,10 @@ if (mode !== "dev" && mode !== "build" && mode !== "start") {
   process.exit(2);
 }
 process.env.NEXT_TELEMETRY_DISABLED = "1";
-if (mode === "start" && !process.env.NODE_ENV) process.env.NODE_ENV = "production";
-if (mode === "dev" && !process.env.NODE_ENV) process.env.NODE_ENV = "development";
+// `next start` runs in production and `next dev` in development; our own checks must agree with them.
+const processEnv = process.env as Record<string, string | undefined>;
+if (mode === "start") processEnv.NODE_ENV = "production";
+if (mode === "dev") processEnv.NODE_ENV = "development";
 
 const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
 

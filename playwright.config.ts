@@ -1,0 +1,46 @@
+import { defineConfig } from "@playwright/test";
+import { rmSync } from "node:fs";
+
+// The e2e suite runs the production build (`next start` through scripts/serve.ts, which migrates first) on
+// a fresh SQLite file, in Debian's Chromium (STACK.md: Playwright must not download a browser).
+const port = Number(process.env.E2E_PORT ?? 3210);
+if (!process.env.E2E_DATABASE_URL) {
+  rmSync(".data/e2e", { recursive: true, force: true });
+  process.env.E2E_DATABASE_URL = `file:./.data/e2e/e2e-${Date.now()}.db`;
+}
+export const e2eEnv = {
+  NODE_ENV: "production",
+  PORT: String(port),
+  APP_URL: `http://localhost:${port}`,
+  DATABASE_URL: process.env.E2E_DATABASE_URL,
+  AUTH_SECRET: "e2e-secret-e2e-secret-e2e-secret-e2e-secret",
+  LOG_LEVEL: "warn",
+  DEV_MAILBOX: "1",
+  RESEND_API_KEY: "",
+};
+
+export default defineConfig({
+  testDir: "e2e",
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 60_000,
+  reporter: [["list"]],
+  use: {
+    baseURL: `http://localhost:${port}`,
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    },
+  },
+  webServer: {
+    command: "node_modules/.bin/tsx scripts/serve.ts start",
+    url: `http://localhost:${port}/api/ready`,
+    env: e2eEnv,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: "pipe",
+    stderr: "pipe",
+  },
+});
