@@ -15,7 +15,7 @@ export async function seedIfEmpty(): Promise<string | null> {
   const alicePassword = password();
   const bobPassword = password();
   const alice = await createUser({ email: "alice@example.com", password: alicePassword, name: "Alice Demo" });
-  const bob = await createUser({ email: "bob@example.com", password: bobPassword, name: "Bob Demo" });
+  await createUser({ email: "bob@example.com", password: bobPassword, name: "Bob Demo" });
   const code = await createClient({ ownerId: alice.id, name: "Demo web app (authorization code)", grantType: "authorization_code", redirectUris: [DEMO_REDIRECT_URI] });
   const implicit = await createClient({ ownerId: alice.id, name: "Demo browser app (implicit)", grantType: "implicit", redirectUris: [DEMO_REDIRECT_URI] });
   const pw = await createClient({ ownerId: alice.id, name: "Demo script (password)", grantType: "password" });
