@@ -1,0 +1,344 @@
+// The admin CLI as an operator runs it: a real child process against the test database (it inherits
+// DATABASE_URL), JSON on stdout, one error line on stderr, exit codes 0/1/2. The prune rules are tested
+// in-process on rows dated into the past; the clock is never advanced for them, because the database is
+// shared with test files running at the same time and an advanced clock would prune their live rows.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { nowMs } from "@/clock";
+import { listMail } from "@/email/list-mail";
+import { pruneTokens } from "@/maintenance/prune-tokens";
+import { digest } from "@/server/crypto";
+import { db, write } from "@/server/db";
+import { call } from "@/testing/app";
+import { makeClient, makeUser, passwordSession, uniqueEmail } from "@/testing/factories";
+import { verifyPassword } from "@/users/passwords";
+
+type Run = { code: number | null; stdout: string; stderr: string };
+
+function cli(...args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("node_modules/.bin/tsx", ["src/cli/main.ts", ...args], { env: process.env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Runs a --json command that must succeed, and returns its one JSON value. */
+async function cliJson(...args: string[]): Promise<unknown> {
+  const run = await cli(...args, "--json");
+  expect(run.stderr).toBe("");
+  expect(run.code).toBe(0);
+  return JSON.parse(run.stdout);
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const ago = (ms: number) => new Date(nowMs() - ms);
+const later = (ms: number) => new Date(nowMs() + ms);
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+describe("user:create", () => {
+  it("creates a user and prints {id, resource_uri, email, name}", async () => {
+    const email = uniqueEmail("cli");
+    const out = (await cliJson("user:create", "--email", email.toUpperCase(), "--password", "long enough pw", "--name", "Ada L")) as Record<string, unknown>;
+    expect(Object.keys(out)).toEqual(["id", "resource_uri", "email", "name"]);
+    expect(out).toEqual({ id: expect.any(Number), resource_uri: `/api/user/${out.id}/`, email, name: "Ada L" });
+    const row = await (await db()).user.findUniqueOrThrow({ where: { id: out.id as number } });
+    expect(row.email).toBe(email);
+    expect(await verifyPassword(row.passwordHash, "long enough pw")).toBe(true);
+  });
+
+  it("refuses a registered e-mail with one error line and exit 1, printing nothing on stdout", async () => {
+    const user = await makeUser();
+    const run = await cli("user:create", "--email", user.email.toUpperCase(), "--password", "another password", "--json");
+    expect(run).toEqual({ code: 1, stdout: "", stderr: "error: email: already registered\n" });
+  });
+
+  it("is a usage error (exit 2) when a required option is missing, and creates nothing", async () => {
+    const email = uniqueEmail("cli");
+    const run = await cli("user:create", "--email", email, "--json");
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/^error: --password is required\n\nUsage: .*user:create --email E --password P/);
+    expect(await (await db()).user.findUnique({ where: { email } })).toBeNull();
+  });
+});
+
+describe("client:create", () => {
+  it("registers a client of each grant type; a public one has no secret", async () => {
+    const owner = await makeUser();
+    const [code, native, implicit] = (await Promise.all([
+      cliJson("client:create", "--owner", owner.email.toUpperCase(), "--name", "Web app", "--grant", "authorization_code",
+        "--redirect-uri", "https://app.example.test/cb", "--redirect-uri", "http://localhost:8000/cb", "--first-party"),
+      cliJson("client:create", "--owner", owner.email, "--name", "Native app", "--grant", "authorization_code",
+        "--redirect-uri", "http://127.0.0.1/cb", "--public"),
+      cliJson("client:create", "--owner", owner.email, "--name", "Browser app", "--grant", "implicit",
+        "--redirect-uri", "https://spa.example.test/cb"),
+    ])) as Record<string, unknown>[];
+    const ownerRepr = { id: owner.id, resource_uri: `/api/user/${owner.id}/`, name: owner.name, email: owner.email };
+
+    expect(code).toEqual({
+      client_id: expect.any(String),
+      client_secret: expect.stringMatching(/^[\w-]{43}$/),
+      name: "Web app",
+      owner: ownerRepr,
+      grant_type: "authorization_code",
+      redirect_uris: ["https://app.example.test/cb", "http://localhost:8000/cb"],
+      public: false,
+      first_party: true,
+      created_at: expect.stringMatching(ISO),
+    });
+    expect(native).toEqual({ ...code, client_id: native!.client_id, client_secret: null, name: "Native app",
+      redirect_uris: ["http://127.0.0.1/cb"], public: true, first_party: false, created_at: native!.created_at });
+    expect(implicit).toMatchObject({ name: "Browser app", grant_type: "implicit", client_secret: expect.any(String), public: false, first_party: false });
+
+    const rows = await (await db()).client.findMany({ where: { ownerId: owner.id }, orderBy: { id: "asc" } });
+    const byId = new Map(rows.map((row) => [row.clientId, row]));
+    expect(byId.get(code!.client_id as string)?.secretDigest).toBe(digest(code!.client_secret as string));
+    expect(byId.get(code!.client_id as string)?.firstParty).toBe(true);
+    expect(byId.get(native!.client_id as string)?.secretDigest).toBeNull();
+    expect(byId.get(implicit!.client_id as string)?.secretDigest).toBe(digest(implicit!.client_secret as string));
+  });
+
+  it("prints a password client for people, with the secret shown once and stored as its digest", async () => {
+    const owner = await makeUser();
+    const run = await cli("client:create", "--owner", owner.email, "--name", "Script", "--grant", "password");
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toMatch(new RegExp(`^Created password client "Script" owned by ${owner.email.replace(/\./g, "\\.")}\n`));
+    const clientId = /client_id +(\S+)/.exec(run.stdout)?.[1];
+    const secret = /client_secret +(\S+)/.exec(run.stdout)?.[1];
+    const row = await (await db()).client.findUniqueOrThrow({ where: { clientId: clientId! } });
+    expect(row).toMatchObject({ ownerId: owner.id, grantType: "password", isPublic: false, secretDigest: digest(secret!) });
+  });
+
+  it("refuses a redirect URI that is neither https nor loopback, and an unknown owner", async () => {
+    const owner = await makeUser();
+    const [evil, unknown] = await Promise.all([
+      cli("client:create", "--owner", owner.email, "--name", "Evil", "--grant", "authorization_code", "--redirect-uri", "http://evil.example/cb", "--json"),
+      cli("client:create", "--owner", uniqueEmail("nobody"), "--name", "Orphan", "--grant", "password", "--json"),
+    ]);
+    expect(evil.code).toBe(1);
+    expect(evil.stdout).toBe("");
+    expect(evil.stderr).toMatch(/^error: redirect_uris\.0: must use https[^\n]*\n$/);
+    expect(unknown).toEqual({ code: 1, stdout: "", stderr: "error: owner: no user with that e-mail\n" });
+    expect(await (await db()).client.count({ where: { ownerId: owner.id } })).toBe(0);
+  });
+});
+
+describe("bundle:create", () => {
+  it("creates a bundle for the owner and prints its representation", async () => {
+    const owner = await makeUser();
+    const out = (await cliJson("bundle:create", "--owner", owner.email, "--name", "Holiday photos")) as Record<string, unknown>;
+    expect(out).toEqual({
+      id: expect.any(Number),
+      resource_uri: `/api/bundle/${out.id}/`,
+      name: "Holiday photos",
+      owner: { id: owner.id, resource_uri: `/api/user/${owner.id}/`, name: owner.name, email: owner.email },
+      created_at: expect.stringMatching(ISO),
+    });
+    const row = await (await db()).bundle.findUniqueOrThrow({ where: { id: out.id as number } });
+    expect(row).toMatchObject({ ownerId: owner.id, name: "Holiday photos" });
+  });
+});
+
+describe("mail:list", () => {
+  async function insertMail(to: string, subject: string, createdAt: Date, status = "pending") {
+    await write((tx) =>
+      tx.mailMessage.create({ data: { to, subject, text: `text of ${subject}`, html: `<p>${subject}</p>`, status, createdAt } }),
+    );
+  }
+
+  it("lists the outbox newest first, and only one recipient's mail with --to", async () => {
+    const bob = uniqueEmail("bob");
+    const carol = uniqueEmail("carol");
+    const at = (minutesAgo: number) => new Date(Math.floor(nowMs() / 1000) * 1000 - minutesAgo * MINUTE);
+    const [t1, t2, t3, t4] = [at(4), at(3), at(2), at(1)];
+    // Inserted out of order, so that the order comes from created_at and not from the ids.
+    await insertMail(bob, "first", t1!, "sent");
+    await insertMail(bob, "third", t4!, "failed");
+    await insertMail(carol, "for carol", t2!);
+    await insertMail(bob, "second", t3!);
+
+    const out = await cliJson("mail:list", "--to", bob.toUpperCase());
+    const row = (subject: string, createdAt: Date, status: string) =>
+      ({ to: bob, subject, text: `text of ${subject}`, html: `<p>${subject}</p>`, status, created_at: createdAt.toISOString() });
+    expect(out).toEqual([row("third", t4!, "failed"), row("second", t3!, "pending"), row("first", t1!, "sent")]);
+
+    const all = await listMail();
+    expect(all.filter((m) => m.to === bob || m.to === carol).map((m) => m.subject)).toEqual(["third", "second", "for carol", "first"]);
+    const times = all.map((m) => Date.parse(m.created_at));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+  });
+});
+
+describe("tokens:prune", () => {
+  it("removes an expired access token but keeps a used refresh token, whose reuse still revokes the grant", async () => {
+    const session = await passwordSession();
+    const refreshed = await call("POST", "/api/connect/oauth2/token/", {
+      body: { grant_type: "refresh_token", refresh_token: session.refreshToken, client_id: session.client.client_id, client_secret: session.client.client_secret },
+    });
+    expect(refreshed.status).toBe(200);
+    await write((tx) => tx.accessToken.update({ where: { digest: digest(session.accessToken) }, data: { expiresAt: ago(2 * DAY) } }));
+
+    const out = (await cliJson("tokens:prune")) as Record<string, number>;
+    expect(Object.keys(out)).toEqual(["access_tokens", "refresh_tokens", "authorization_codes", "grants", "failed_attempts", "permission_requests"]);
+    for (const count of Object.values(out)) expect(Number.isInteger(count) && count >= 0).toBe(true);
+    expect(out.access_tokens).toBeGreaterThanOrEqual(1);
+
+    const client = await db();
+    expect(await client.accessToken.findUnique({ where: { digest: digest(session.accessToken) } })).toBeNull();
+    const used = await client.refreshToken.findUnique({ where: { digest: digest(session.refreshToken) } });
+    expect(used?.usedAt).not.toBeNull();
+
+    const reuse = await call("POST", "/api/connect/oauth2/token/", {
+      body: { grant_type: "refresh_token", refresh_token: session.refreshToken, client_id: session.client.client_id, client_secret: session.client.client_secret },
+    });
+    expect(reuse.status).toBe(400);
+    expect(reuse.json).toEqual({ error: "invalid_grant" });
+    const newToken = await client.accessToken.findUnique({ where: { digest: digest(refreshed.json.access_token as string) } });
+    expect(newToken?.revokedAt).not.toBeNull();
+  });
+});
+
+describe("pruneTokens()", () => {
+  /** A user, a password client and a grant to hang rows on. */
+  async function fixture(grant: { revokedAt?: Date | null } = {}) {
+    const user = await makeUser();
+    const client = await makeClient({ ownerId: user.id });
+    const clientRow = await (await db()).client.findUniqueOrThrow({ where: { clientId: client.client_id } });
+    const grantRow = await write((tx) =>
+      tx.grant.create({ data: { clientId: clientRow.id, userId: user.id, grantType: "password", scopes: "readonly", revokedAt: grant.revokedAt ?? null } }),
+    );
+    return { user, clientId: clientRow.id, grantId: grantRow.id };
+  }
+  type Fixture = Awaited<ReturnType<typeof fixture>>;
+  const random = () => randomBytes(16).toString("hex");
+
+  const accessToken = (f: Fixture, data: { expiresAt: Date; revokedAt?: Date }) =>
+    write((tx) => tx.accessToken.create({ data: { digest: random(), grantId: f.grantId, clientId: f.clientId, userId: f.user.id, scopes: "readonly", ...data } }));
+  const refreshToken = (f: Fixture, data: { expiresAt: Date; revokedAt?: Date; usedAt?: Date }) =>
+    write((tx) => tx.refreshToken.create({ data: { digest: random(), grantId: f.grantId, clientId: f.clientId, userId: f.user.id, scopes: "readonly", ...data } }));
+  const code = (f: Fixture, data: { expiresAt: Date; usedAt?: Date }) =>
+    write((tx) => tx.authorizationCode.create({ data: { digest: random(), grantId: f.grantId, clientId: f.clientId, userId: f.user.id, scopes: "readonly", redirectUri: "https://client.example.test/callback", ...data } }));
+
+  it("deletes access tokens expired or revoked more than a day ago, and keeps the others", async () => {
+    const f = await fixture();
+    const gone = [await accessToken(f, { expiresAt: ago(DAY + MINUTE) }), await accessToken(f, { expiresAt: later(HOUR), revokedAt: ago(DAY + MINUTE) })];
+    const kept = [await accessToken(f, { expiresAt: ago(DAY - MINUTE) }), await accessToken(f, { expiresAt: later(HOUR), revokedAt: ago(DAY - MINUTE) }), await accessToken(f, { expiresAt: later(HOUR) })];
+    const counts = await pruneTokens();
+    expect(counts.access_tokens).toBeGreaterThanOrEqual(2);
+    const left = await (await db()).accessToken.findMany({ where: { grantId: f.grantId }, orderBy: { id: "asc" } });
+    expect(left.map((row) => row.id)).toEqual(kept.map((row) => row.id));
+    expect(gone.every((row) => !left.some((l) => l.id === row.id))).toBe(true);
+  });
+
+  it("deletes refresh tokens expired or revoked more than a day ago, never a used one that has not expired", async () => {
+    const f = await fixture();
+    await refreshToken(f, { expiresAt: ago(DAY + MINUTE), usedAt: ago(40 * DAY) });
+    await refreshToken(f, { expiresAt: later(DAY), revokedAt: ago(DAY + MINUTE) });
+    const kept = [
+      await refreshToken(f, { expiresAt: later(29 * DAY), usedAt: ago(20 * DAY) }), // used long ago, still valid: reuse must be detected
+      await refreshToken(f, { expiresAt: ago(DAY - MINUTE), usedAt: ago(30 * DAY) }), // expired, but within the day kept
+      await refreshToken(f, { expiresAt: later(30 * DAY) }),
+    ];
+    const counts = await pruneTokens();
+    expect(counts.refresh_tokens).toBeGreaterThanOrEqual(2);
+    const left = await (await db()).refreshToken.findMany({ where: { grantId: f.grantId }, orderBy: { id: "asc" } });
+    expect(left.map((row) => row.id)).toEqual(kept.map((row) => row.id));
+  });
+
+  it("deletes authorization codes expired more than a day ago, used or not", async () => {
+    const f = await fixture();
+    await code(f, { expiresAt: ago(DAY + MINUTE), usedAt: ago(DAY + 2 * MINUTE) });
+    await code(f, { expiresAt: ago(DAY + MINUTE) });
+    const kept = [await code(f, { expiresAt: ago(DAY - MINUTE), usedAt: ago(DAY - 2 * MINUTE) }), await code(f, { expiresAt: later(MINUTE) })];
+    const counts = await pruneTokens();
+    expect(counts.authorization_codes).toBeGreaterThanOrEqual(2);
+    const left = await (await db()).authorizationCode.findMany({ where: { grantId: f.grantId }, orderBy: { id: "asc" } });
+    expect(left.map((row) => row.id)).toEqual(kept.map((row) => row.id));
+  });
+
+  it("deletes a grant revoked more than a day ago once its tokens and codes are gone, in the same run", async () => {
+    const emptied = await fixture({ revokedAt: ago(DAY + MINUTE) });
+    await accessToken(emptied, { expiresAt: later(HOUR), revokedAt: ago(DAY + MINUTE) });
+    await refreshToken(emptied, { expiresAt: later(DAY), revokedAt: ago(DAY + MINUTE) });
+    await code(emptied, { expiresAt: ago(2 * DAY), usedAt: ago(2 * DAY) });
+    const stillHolding = await fixture({ revokedAt: ago(DAY + MINUTE) });
+    await refreshToken(stillHolding, { expiresAt: later(DAY), usedAt: ago(HOUR) }); // not revoked with its grant
+    const recent = await fixture({ revokedAt: ago(DAY - MINUTE) });
+    const live = await fixture();
+
+    const counts = await pruneTokens();
+    expect(counts.grants).toBeGreaterThanOrEqual(1);
+    const ids = [emptied, stillHolding, recent, live].map((f) => f.grantId);
+    const left = await (await db()).grant.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } });
+    expect(left.map((row) => row.id)).toEqual([stillHolding.grantId, recent.grantId, live.grantId]);
+  });
+
+  it("deletes failed password attempts older than a day", async () => {
+    const key = `password:cli-test:${random()}`;
+    await write((tx) => tx.failedAttempt.createMany({ data: [{ key, createdAt: ago(DAY + MINUTE) }, { key, createdAt: ago(DAY - MINUTE) }, { key, createdAt: ago(MINUTE) }] }));
+    const counts = await pruneTokens();
+    expect(counts.failed_attempts).toBeGreaterThanOrEqual(1);
+    const left = await (await db()).failedAttempt.findMany({ where: { key }, orderBy: { createdAt: "asc" } });
+    expect(left.map((row) => row.createdAt.getTime() > nowMs() - DAY)).toEqual([true, true]);
+  });
+
+  it("deletes permission requests 30 days after they ended, or expired when they never ended", async () => {
+    const target = await makeUser();
+    const allowed = await makeUser();
+    const bundle = await write((tx) => tx.bundle.create({ data: { name: "Shared", ownerId: target.id } }));
+    const request = (data: { status: string; expiresAt: Date; endedAt?: Date; deletedAt?: Date }) =>
+      write((tx) =>
+        tx.permissionRequest.create({
+          data: {
+            tokenDigest: random(),
+            bundleId: bundle.id,
+            userAllowedId: allowed.id,
+            userTargetId: target.id,
+            requestedById: allowed.id,
+            pendingKey: data.status === "pending" ? `${bundle.id}:${allowed.id}:${target.id}:${random()}` : null,
+            ...data,
+          },
+        }),
+      );
+    await request({ status: "redeemed", expiresAt: ago(35 * DAY), endedAt: ago(31 * DAY) });
+    await request({ status: "declined", expiresAt: later(DAY), endedAt: ago(31 * DAY), deletedAt: ago(31 * DAY) });
+    await request({ status: "pending", expiresAt: ago(31 * DAY) });
+    const kept = [
+      await request({ status: "redeemed", expiresAt: ago(35 * DAY), endedAt: ago(29 * DAY) }), // ended recently, though long expired
+      await request({ status: "pending", expiresAt: ago(29 * DAY) }),
+      await request({ status: "pending", expiresAt: later(7 * DAY) }),
+    ];
+    const counts = await pruneTokens();
+    expect(counts.permission_requests).toBeGreaterThanOrEqual(3);
+    const left = await (await db()).permissionRequest.findMany({ where: { bundleId: bundle.id }, orderBy: { id: "asc" } });
+    expect(left.map((row) => row.id)).toEqual(kept.map((row) => row.id));
+  });
+});
+
+describe("the command line", () => {
+  it("--help lists every command and exits 0", async () => {
+    const run = await cli("--help");
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe("");
+    for (const command of ["user:create", "client:create", "bundle:create", "mail:list", "tokens:prune"]) {
+      expect(run.stdout).toContain(command);
+    }
+  });
+
+  it("an unknown command is a usage error: exit 2, the usage on stderr, nothing on stdout", async () => {
+    const run = await cli("mail:frobnicate", "--json");
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/^error: unknown command "mail:frobnicate"\n\nUsage: /);
+    expect(run.stderr).toContain("tokens:prune");
+  });
+});

@@ -1,0 +1,186 @@
+// The admin CLI's commands (CONTRACT.md 7), one function each. A command validates its options at once (so
+// that a malformed command line never touches the database) and returns its task; the task calls one domain
+// function and returns what to print: the JSON value for --json and the text for people.
+import { z } from "zod";
+import { createBundle } from "@/bundles/create-bundle";
+import { createClient } from "@/clients/create-client";
+import { GRANT_TYPES } from "@/clients/represent";
+import { listMail } from "@/email/list-mail";
+import { ApiError } from "@/http/errors";
+import { pruneTokens } from "@/maintenance/prune-tokens";
+import { db } from "@/server/db";
+import { createUser } from "@/users/create-user";
+import { userUri } from "@/users/represent";
+import { validateOptions, type OptionsConfig } from "@/cli/args";
+
+export type Output = { json: unknown; text: string };
+export type Task = () => Promise<Output>;
+
+export type Command = {
+  /** The synopsis shown in help and usage errors. */
+  usage: string;
+  summary: string;
+  options: OptionsConfig;
+  /** Validates the parsed option values (throwing UsageError) and returns the work to do. */
+  prepare: (values: Record<string, unknown>) => Task;
+};
+
+const required = (flag: string) => z.string({ error: `--${flag} is required` });
+
+/** A user by e-mail (compared lower-case, as stored); a missing one is an error naming `field`. */
+async function userByEmail(email: string, field: string) {
+  const user = await (await db()).user.findUnique({ where: { email: email.trim().toLowerCase() } });
+  if (!user) throw new ApiError(400, `${field}: no user with that e-mail`);
+  return user;
+}
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
+
+// user:create ------------------------------------------------------------------------------------------------
+
+const ZUserCreate = z.object({ email: required("email"), password: required("password"), name: z.string().optional() });
+
+function userCreate(values: Record<string, unknown>): Task {
+  const options = validateOptions(ZUserCreate, values);
+  return async () => {
+    const user = await createUser(options);
+    return {
+      json: { id: user.id, resource_uri: userUri(user.id), email: user.email, name: user.name },
+      text: `Created user ${user.id} ${user.email} ("${user.name}"), ${userUri(user.id)}`,
+    };
+  };
+}
+
+// client:create ----------------------------------------------------------------------------------------------
+
+const ZClientCreate = z.object({
+  owner: required("owner"),
+  name: required("name"),
+  grant: z.enum(GRANT_TYPES, { error: `--grant must be one of ${GRANT_TYPES.join(", ")}` }),
+  "redirect-uri": z.array(z.string()).default([]),
+  public: z.boolean().default(false),
+  "first-party": z.boolean().default(false),
+});
+
+function clientCreate(values: Record<string, unknown>): Task {
+  const options = validateOptions(ZClientCreate, values);
+  return async () => {
+    const owner = await userByEmail(options.owner, "owner");
+    const client = await createClient({
+      ownerId: owner.id,
+      name: options.name,
+      grantType: options.grant,
+      redirectUris: options["redirect-uri"],
+      isPublic: options.public,
+      firstParty: options["first-party"],
+    });
+    const yesNo = (flag: boolean) => (flag ? "yes" : "no");
+    const text = [
+      `Created ${client.grant_type} client "${client.name}" owned by ${owner.email}`,
+      `  client_id      ${client.client_id}`,
+      client.client_secret === null
+        ? `  client_secret  (none: public client)`
+        : `  client_secret  ${client.client_secret}   (shown this once; only its digest is stored)`,
+      `  redirect_uris  ${client.redirect_uris.length ? client.redirect_uris.join(" ") : "(none)"}`,
+      `  public         ${yesNo(client.public)}`,
+      `  first_party    ${yesNo(client.first_party)}`,
+    ].join("\n");
+    return { json: client, text };
+  };
+}
+
+// bundle:create ----------------------------------------------------------------------------------------------
+
+const ZBundleCreate = z.object({ owner: required("owner"), name: required("name") });
+
+function bundleCreate(values: Record<string, unknown>): Task {
+  const options = validateOptions(ZBundleCreate, values);
+  return async () => {
+    const owner = await userByEmail(options.owner, "owner");
+    const bundle = await createBundle({ ownerId: owner.id, name: options.name });
+    return { json: bundle, text: `Created bundle ${bundle.id} "${bundle.name}" owned by ${owner.email}, ${bundle.resource_uri}` };
+  };
+}
+
+// mail:list --------------------------------------------------------------------------------------------------
+
+const ZMailList = z.object({ to: z.string().optional() });
+
+function mailList(values: Record<string, unknown>): Task {
+  const options = validateOptions(ZMailList, values);
+  return async () => {
+    const messages = await listMail({ to: options.to });
+    const blocks = messages.map((message) =>
+      [
+        `${message.created_at}  ${message.status}  to ${message.to}`,
+        `Subject: ${message.subject}`,
+        "",
+        message.text.trimEnd(),
+      ].join("\n"),
+    );
+    const text = messages.length ? blocks.join("\n\n" + "-".repeat(72) + "\n") : "No messages.";
+    return { json: messages, text };
+  };
+}
+
+// tokens:prune -----------------------------------------------------------------------------------------------
+
+function tokensPrune(values: Record<string, unknown>): Task {
+  validateOptions(z.object({}).strict(), values);
+  return async () => {
+    const counts = await pruneTokens();
+    const parts = [
+      plural(counts.access_tokens, "access token"),
+      plural(counts.refresh_tokens, "refresh token"),
+      plural(counts.authorization_codes, "authorization code"),
+      plural(counts.grants, "grant"),
+      plural(counts.failed_attempts, "failed password attempt"),
+      plural(counts.permission_requests, "permission request"),
+    ];
+    return { json: counts, text: `Pruned ${parts.join(", ")}.` };
+  };
+}
+
+// The table ---------------------------------------------------------------------------------------------------
+
+export const COMMANDS: Record<string, Command> = {
+  "user:create": {
+    usage: "user:create --email E --password P [--name N]",
+    summary: "Create a user (the name defaults to the e-mail's local part).",
+    options: { email: { type: "string" }, password: { type: "string" }, name: { type: "string" } },
+    prepare: userCreate,
+  },
+  "client:create": {
+    usage:
+      "client:create --owner E --name N --grant authorization_code|implicit|password\n" +
+      "              [--redirect-uri U]... [--public] [--first-party]",
+    summary: "Register a client owned by the user with e-mail E; its secret is shown once.",
+    options: {
+      owner: { type: "string" },
+      name: { type: "string" },
+      grant: { type: "string" },
+      "redirect-uri": { type: "string", multiple: true },
+      public: { type: "boolean" },
+      "first-party": { type: "boolean" },
+    },
+    prepare: clientCreate,
+  },
+  "bundle:create": {
+    usage: "bundle:create --owner E --name N",
+    summary: "Create a bundle owned by the user with e-mail E.",
+    options: { owner: { type: "string" }, name: { type: "string" } },
+    prepare: bundleCreate,
+  },
+  "mail:list": {
+    usage: "mail:list [--to E]",
+    summary: "Show the outbox, newest first, optionally only the mail sent to E.",
+    options: { to: { type: "string" } },
+    prepare: mailList,
+  },
+  "tokens:prune": {
+    usage: "tokens:prune",
+    summary: "Delete expired and revoked tokens, codes and grants, old failed attempts and ended permission requests.",
+    options: {},
+    prepare: tokensPrune,
+  },
+};

@@ -1,0 +1,72 @@
+// `tokens:prune` (CONTRACT.md 7): deletes the rows that can no longer do anything, once they are past their
+// keeping time. A day is kept after a token or code ends so that a late presentation still gets its precise
+// answer (revoked, expired, replayed) and support can see what happened; permission requests are kept 30
+// days after they end, while their token answers 410 (CONTRACT.md 6), and are 404 afterwards.
+//
+// What is NOT removed: a refresh token that was used but has not expired. A second presentation of it must
+// still be recognised as a reuse and revoke its grant (CONTRACT.md 4, RFC 9700 4.14.2); deleting it would
+// turn that into "unknown token" and leave the rest of the grant alive.
+import { nowMs } from "@/clock";
+import { write } from "@/server/db";
+
+export const TOKEN_KEEP_MS = 24 * 3600 * 1000;
+export const PERMISSION_REQUEST_KEEP_MS = 30 * 24 * 3600 * 1000;
+
+export type PruneCounts = {
+  access_tokens: number;
+  refresh_tokens: number;
+  authorization_codes: number;
+  grants: number;
+  failed_attempts: number;
+  permission_requests: number;
+};
+
+/**
+ * Deletes expired and revoked tokens and codes, emptied revoked grants, old failed password attempts and
+ * ended permission requests past their keeping time; returns how many of each. Each kind is its own short
+ * transaction, so that a large prune never holds the (SQLite) write lock for long; running it again, or
+ * twice at once, is harmless.
+ */
+export async function pruneTokens(): Promise<PruneCounts> {
+  const at = nowMs();
+  const tokenCutoff = new Date(at - TOKEN_KEEP_MS);
+  const requestCutoff = new Date(at - PERMISSION_REQUEST_KEEP_MS);
+  const ended = [{ expiresAt: { lt: tokenCutoff } }, { revokedAt: { lt: tokenCutoff } }];
+
+  const accessTokens = await write((tx) => tx.accessToken.deleteMany({ where: { OR: ended } }));
+  const refreshTokens = await write((tx) => tx.refreshToken.deleteMany({ where: { OR: ended } }));
+  // A used code is kept until then as well, so that a replay within the day still revokes its grant.
+  const codes = await write((tx) => tx.authorizationCode.deleteMany({ where: { expiresAt: { lt: tokenCutoff } } }));
+  // Grants go last, and only once nothing points at them any more. Deleting every grant revoked a day ago and
+  // letting the cascade take its tokens would give the same result today (revoking a grant revokes all its
+  // tokens in the same transaction), but it would make the grant rule override the token rules above: a
+  // token that some future path left unrevoked under a revoked grant would vanish with no rule saying so.
+  // This way each token's own rule alone decides when it goes, and the grant follows it.
+  const grants = await write((tx) =>
+    tx.grant.deleteMany({
+      where: {
+        revokedAt: { lt: tokenCutoff },
+        accessTokens: { none: {} },
+        refreshTokens: { none: {} },
+        authorizationCodes: { none: {} },
+      },
+    }),
+  );
+  // The rate-limit window is 15 minutes (src/oauth/rate-limit.ts); a day is ample.
+  const failedAttempts = await write((tx) => tx.failedAttempt.deleteMany({ where: { createdAt: { lt: tokenCutoff } } }));
+  // Ended (redeemed, declined, deleted) requests count from endedAt; those that were never ended from expiresAt.
+  const requests = await write((tx) =>
+    tx.permissionRequest.deleteMany({
+      where: { OR: [{ endedAt: { lt: requestCutoff } }, { endedAt: null, expiresAt: { lt: requestCutoff } }] },
+    }),
+  );
+
+  return {
+    access_tokens: accessTokens.count,
+    refresh_tokens: refreshTokens.count,
+    authorization_codes: codes.count,
+    grants: grants.count,
+    failed_attempts: failedAttempts.count,
+    permission_requests: requests.count,
+  };
+}
