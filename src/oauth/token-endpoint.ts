@@ -5,6 +5,7 @@ import { readBody } from "@/http/body";
 import { json, NO_STORE } from "@/http/respond";
 import { authenticateClient } from "@/oauth/client-auth";
 import { OAuthError } from "@/oauth/errors";
+import { authorizationCodeGrant } from "@/oauth/grants/authorization-code";
 import { passwordGrant } from "@/oauth/grants/password";
 import { refreshTokenGrant } from "@/oauth/grants/refresh-token";
 import { requiredParam } from "@/oauth/params";
@@ -14,6 +15,7 @@ import type { TokenRecord } from "@/oauth/tokens";
 type GrantHandler = (client: Client, params: Record<string, unknown>) => Promise<TokenRecord>;
 
 const grantHandlers = new Map<string, GrantHandler>([
+  ["authorization_code", authorizationCodeGrant],
   ["password", passwordGrant],
   ["refresh_token", refreshTokenGrant],
 ]);

@@ -1,4 +1,4 @@
-// A thin dispatcher over the app's own /api route modules, so that integration tests exercise the exact
+// A thin dispatcher over the app's own route modules (app/**/route.ts), so that integration tests exercise the exact
 // handlers Next.js serves, with real Requests and a real database, without a build. It routes like the app
 // router: static segments before [param] before [...catchAll], with or without a trailing slash.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -13,9 +13,7 @@ type Route = { segments: string[]; file: string; rank: number[] };
 const appDir = resolve("app");
 
 function discover(): Route[] {
-  const files = (readdirSync(join(appDir, "api"), { recursive: true }) as string[])
-    .filter((file) => file.endsWith("route.ts"))
-    .map((file) => join("api", file));
+  const files = (readdirSync(appDir, { recursive: true }) as string[]).filter((file) => /(^|[\\/])route\.ts$/.test(file));
   return files
     .map((file) => {
       const segments = file.split(/[\\/]/).slice(0, -1);

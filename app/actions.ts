@@ -1,0 +1,11 @@
+"use server";
+
+import { redirect } from "next/navigation";
+import { currentUser } from "@/auth/session";
+import { signOutEverywhere } from "@/users/sign-out-everywhere";
+
+export async function signOutAllSessions(): Promise<void> {
+  const user = await currentUser();
+  if (user) await signOutEverywhere(user.id);
+  redirect("/login");
+}

@@ -1,0 +1,15 @@
+// A browser endpoint (CONTRACT.md 1 and 3): errors are an HTML page or a redirect, never JSON.
+import { htmlErrorPage } from "@/http/html";
+import { errorResponse, route } from "@/http/route";
+import { handleAuthorizationRequest } from "@/oauth/authorize";
+
+export const { GET, POST, PUT, DELETE, PATCH, OPTIONS } = route({
+  GET: async (request) => {
+    try {
+      return await handleAuthorizationRequest(request);
+    } catch (error) {
+      const logged = errorResponse(error, request, "oauth");
+      return htmlErrorPage(logged.status, "Something went wrong", "The sign-in request could not be handled. Try again in a moment.");
+    }
+  },
+});

@@ -1,0 +1,47 @@
+// next-auth (v4) for the browser session: a credentials provider over our users, JWT sessions in an
+// encrypted cookie. The token carries the user's id and session version; bumping the version ("sign out
+// everywhere") ends every session at once (see src/auth/session.ts).
+import type { NextAuthOptions } from "next-auth";
+import CredentialsProvider from "next-auth/providers/credentials";
+import { env } from "@/env";
+import { signInWithPassword } from "@/users/sign-in";
+
+export const SESSION_MAX_AGE_SECONDS = 7 * 24 * 3600;
+
+export function authOptions(): NextAuthOptions {
+  const config = env();
+  return {
+    secret: config.authSecret,
+    useSecureCookies: config.appUrl.startsWith("https://"),
+    session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
+    pages: { signIn: "/login", error: "/login" },
+    providers: [
+      CredentialsProvider({
+        name: "Email and password",
+        credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+        async authorize(credentials) {
+          const result = await signInWithPassword({ email: credentials?.email ?? "", password: credentials?.password ?? "" });
+          if (!result.ok) {
+            if (result.reason === "rate_limited") throw new Error("rate_limited");
+            return null;
+          }
+          const { user } = result;
+          return { id: String(user.id), name: user.name, email: user.email, sv: user.sessionVersion };
+        },
+      }),
+    ],
+    callbacks: {
+      jwt({ token, user }) {
+        if (user) {
+          token.uid = Number(user.id);
+          token.sv = (user as { sv?: number }).sv ?? 0;
+        }
+        return token;
+      },
+      session({ session, token }) {
+        if (session.user) (session.user as { id?: number }).id = token.uid as number;
+        return session;
+      },
+    },
+  };
+}

@@ -1,0 +1,30 @@
+// A user's own clients, for /settings/clients: list, rotate the secret (shown once), delete.
+import { badRequest, notFound } from "@/http/errors";
+import { digest, randomSecret } from "@/server/crypto";
+import { db, write } from "@/server/db";
+import { representClient } from "@/clients/represent";
+
+export async function listOwnClients(ownerId: number) {
+  const clients = await (await db()).client.findMany({ where: { ownerId }, include: { owner: true }, orderBy: { id: "desc" } });
+  return clients.map((client) => representClient(client, ownerId));
+}
+
+/** A new secret for a confidential client; the old one stops working at once. */
+export async function rotateClientSecret(options: { ownerId: number; clientId: string }): Promise<string> {
+  const secret = randomSecret();
+  const count = await write(async (tx) => {
+    const client = await tx.client.findFirst({ where: { clientId: options.clientId, ownerId: options.ownerId } });
+    if (!client) return -1;
+    if (!client.secretDigest) return 0;
+    return (await tx.client.updateMany({ where: { id: client.id }, data: { secretDigest: digest(secret) } })).count;
+  });
+  if (count === -1) throw notFound("no such client");
+  if (count === 0) throw badRequest("client: a public client has no secret");
+  return secret;
+}
+
+/** Deletes a client and, with it, every grant, token, code and consent it had. */
+export async function deleteOwnClient(options: { ownerId: number; clientId: string }): Promise<void> {
+  const { count } = await write((tx) => tx.client.deleteMany({ where: { clientId: options.clientId, ownerId: options.ownerId } }));
+  if (count === 0) throw notFound("no such client");
+}

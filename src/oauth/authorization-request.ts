@@ -1,0 +1,67 @@
+// A validated authorization request, sealed (HMAC-SHA256 with a key derived from AUTH_SECRET) while the user
+// looks at the consent page, so that nothing in it can be altered between the redirect and the decision.
+// It is bound to the signed-in user and lives ten minutes.
+import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
+import { nowMs } from "@/clock";
+import { env } from "@/env";
+import type { Scope } from "@/oauth/scope";
+
+export type AuthorizationRequest = {
+  clientId: string;
+  userId: number;
+  responseType: "code" | "token";
+  redirectUri: string;
+  scopes: Scope[];
+  state: string;
+  codeChallenge: string | null;
+  expiresAt: number;
+};
+
+const LIFETIME_MS = 10 * 60 * 1000;
+
+let cachedKey: { secret: string; key: Buffer } | null = null;
+function key(purpose: string): Buffer {
+  const secret = env().authSecret;
+  if (!cachedKey || cachedKey.secret !== secret) {
+    cachedKey = { secret, key: Buffer.from(hkdfSync("sha256", secret, "", "oauth-authorization-request", 32)) };
+  }
+  return createHmac("sha256", cachedKey.key).update(purpose).digest();
+}
+
+function mac(purpose: string, data: string): string {
+  return createHmac("sha256", key(purpose)).update(data).digest("base64url");
+}
+
+function macMatches(expected: string, presented: string): boolean {
+  const a = Buffer.from(expected);
+  const b = Buffer.from(presented);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function sealRequest(request: Omit<AuthorizationRequest, "expiresAt">): string {
+  const body = Buffer.from(JSON.stringify({ ...request, expiresAt: nowMs() + LIFETIME_MS })).toString("base64url");
+  return `${body}.${mac("seal", body)}`;
+}
+
+/** The sealed request, if its seal is intact, it has not expired, and it belongs to `userId`. */
+export function openRequest(sealed: string, userId: number): AuthorizationRequest | null {
+  const [body, signature, extra] = sealed.split(".");
+  if (!body || !signature || extra !== undefined || !macMatches(mac("seal", body), signature)) return null;
+  let request: AuthorizationRequest;
+  try {
+    request = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as AuthorizationRequest;
+  } catch {
+    return null;
+  }
+  if (request.userId !== userId || request.expiresAt <= nowMs()) return null;
+  return request;
+}
+
+/** The consent form's CSRF token: bound to the user and to the exact sealed request on the page. */
+export function consentCsrfToken(userId: number, sealed: string): string {
+  return mac("csrf", `${userId}:${sealed}`);
+}
+
+export function csrfTokenMatches(userId: number, sealed: string, presented: string): boolean {
+  return macMatches(consentCsrfToken(userId, sealed), presented);
+}

@@ -1,0 +1,173 @@
+// The authorization endpoint, GET /api/connect/oauth2/auth/ (SPEC.md 4.1, CONTRACT.md 3; RFC 6749 4.1.1 and
+// 4.2.1, RFC 7636, RFC 9207). A browser endpoint: its errors are an HTML page (unknown client, unregistered
+// redirect URI: never a redirect) or a redirect to the client with the RFC 6749 error code.
+import type { Client, User } from "@/generated/sqlite/client";
+import { now } from "@/clock";
+import { env } from "@/env";
+import { htmlErrorPage, redirect } from "@/http/html";
+import { matchRedirectUri } from "@/clients/redirect-uri";
+import { isPublicClient, redirectUrisOf } from "@/clients/represent";
+import { sessionUserFromRequest } from "@/auth/session";
+import { digest, randomSecret, secretMatchesDigest } from "@/server/crypto";
+import { db, write } from "@/server/db";
+import { log } from "@/server/log";
+import { sealRequest, type AuthorizationRequest } from "@/oauth/authorization-request";
+import type { OAuthErrorCode } from "@/oauth/errors";
+import { OAuthError } from "@/oauth/errors";
+import { challengeProblem } from "@/oauth/pkce";
+import { formatScope, isSubset, parseScope, storedScopes, type Scope } from "@/oauth/scope";
+import { startGrant } from "@/oauth/tokens";
+
+export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
+
+type ResponseMode = "query" | "fragment";
+type Target = { redirectUri: string; mode: ResponseMode; state: string | null };
+
+/** The redirect that carries an authorization response (or error) to the client, with `iss` (RFC 9207). */
+export function responseRedirect(target: Target, params: Record<string, string>, status: 302 | 303 = 302): Response {
+  const all = new URLSearchParams(params);
+  if (target.state !== null) all.set("state", target.state);
+  all.set("iss", env().appUrl);
+  if (target.mode === "fragment") return redirect(`${target.redirectUri}#${all.toString()}`, status);
+  const url = new URL(target.redirectUri);
+  for (const [name, value] of all) url.searchParams.append(name, value);
+  return redirect(url.toString(), status);
+}
+
+export function errorRedirect(target: Target, error: OAuthErrorCode, status: 302 | 303 = 302): Response {
+  return responseRedirect(target, { error }, status);
+}
+
+/** Issues the code or the implicit token for an approved request and redirects to the client. */
+export async function completeAuthorization(request: AuthorizationRequest, client: Client, status: 302 | 303 = 302): Promise<Response> {
+  const target: Target = { redirectUri: request.redirectUri, mode: request.responseType === "token" ? "fragment" : "query", state: request.state };
+  if (request.responseType === "token") {
+    // RFC 6749 4.2.2: never a refresh token in an implicit response.
+    const record = await startGrant({ clientId: client.id, userId: request.userId, grantType: "implicit", scopes: request.scopes, withRefreshToken: false });
+    return responseRedirect(target, { access_token: record.access_token, token_type: "Bearer", expires_in: String(record.expires_in), scope: record.scope }, status);
+  }
+  const code = randomSecret();
+  await write(async (tx) => {
+    const at = now();
+    const grant = await tx.grant.create({
+      data: { clientId: client.id, userId: request.userId, grantType: "authorization_code", scopes: formatScope(request.scopes), createdAt: at, lastUsedAt: at },
+    });
+    await tx.authorizationCode.create({
+      data: {
+        digest: digest(code),
+        grantId: grant.id,
+        clientId: client.id,
+        userId: request.userId,
+        redirectUri: request.redirectUri,
+        scopes: formatScope(request.scopes),
+        codeChallenge: request.codeChallenge,
+        codeChallengeMethod: request.codeChallenge ? "S256" : null,
+        createdAt: at,
+        expiresAt: new Date(at.getTime() + AUTHORIZATION_CODE_TTL_SECONDS * 1000),
+      },
+    });
+  });
+  return responseRedirect(target, { code }, status);
+}
+
+/**
+ * Whether the user must be asked. First-party clients never; public and implicit clients always (their
+ * redirect URI is their only proof of identity, RFC 6749 10.2); a confidential client while no remembered
+ * consent covers the scopes.
+ */
+export async function needsConsent(client: Client, userId: number, scopes: Scope[]): Promise<boolean> {
+  if (client.firstParty) return false;
+  if (isPublicClient(client)) return true;
+  const consent = await (await db()).consent.findUnique({ where: { userId_clientId: { userId, clientId: client.id } } });
+  return !consent || !isSubset(scopes, storedScopes(consent.scopes));
+}
+
+const single = (query: URLSearchParams, name: string): string | undefined => {
+  const values = query.getAll(name);
+  if (values.length > 1) throw new OAuthError("invalid_request", {}, `${name} repeated`);
+  return values[0] === "" ? undefined : values[0];
+};
+
+function unknownClientPage(): Response {
+  return htmlErrorPage(400, "Unknown application", "This sign-in link names an application that is not registered here. Go back to the application and try again.");
+}
+
+export async function handleAuthorizationRequest(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const query = url.searchParams;
+  const clientIds = query.getAll("client_id");
+  if (clientIds.length !== 1 || !clientIds[0]) return unknownClientPage();
+  const client = await (await db()).client.findUnique({ where: { clientId: clientIds[0] }, include: { owner: true } });
+  if (!client) return unknownClientPage();
+
+  // The redirect URI must be known before any error can be sent to it.
+  const registered = redirectUrisOf(client);
+  const presentedUris = query.getAll("redirect_uri");
+  const responseTypeRaw = query.get("response_type");
+  const mode: ResponseMode = responseTypeRaw === "token" ? "fragment" : "query";
+  let redirectUri: string;
+  if (presentedUris.length > 1) {
+    return htmlErrorPage(400, "Invalid redirect URI", "The request names more than one redirect_uri.");
+  } else if (presentedUris[0]) {
+    const matched = matchRedirectUri(registered, presentedUris[0]);
+    if (!matched) return htmlErrorPage(400, "Invalid redirect URI", "The redirect_uri of this request is not registered for the application, so you cannot be sent back to it.");
+    redirectUri = matched;
+  } else if (responseTypeRaw === "token") {
+    // SPEC.md 4.1: implicit without redirect_uri goes to the first registered URI, else the landing page.
+    if (!registered[0]) return redirect(`/?error=unauthorized_client&client=${encodeURIComponent(client.name)}`);
+    redirectUri = registered[0];
+  } else {
+    return htmlErrorPage(400, "Invalid redirect URI", "The request has no redirect_uri; it is required for this kind of application.");
+  }
+
+  const stateValues = query.getAll("state");
+  const target: Target = { redirectUri, mode, state: stateValues.length === 1 && stateValues[0] ? stateValues[0] : null };
+  try {
+    const validated = await validate(query, client, target);
+    const user = await sessionUserFromRequest(request);
+    if (!user) {
+      // Back to this same request after sign-in; the optional client_secret (already checked) is left out.
+      const back = new URL(url.pathname + url.search, env().appUrl);
+      back.searchParams.delete("client_secret");
+      return redirect(`/login?callbackUrl=${encodeURIComponent(back.pathname + back.search)}`);
+    }
+    const authorization: Omit<AuthorizationRequest, "expiresAt"> = { ...validated, userId: user.id };
+    if (!(await needsConsent(client, user.id, validated.scopes))) {
+      return await completeAuthorization({ ...authorization, expiresAt: 0 }, client);
+    }
+    return redirect(`/consent?request=${encodeURIComponent(sealRequest(authorization))}`);
+  } catch (error) {
+    if (error instanceof OAuthError) {
+      log.info("authorization request refused", { client: client.clientId, error: error.code, detail: error.detail });
+      return errorRedirect(target, error.code);
+    }
+    throw error;
+  }
+}
+
+async function validate(query: URLSearchParams, client: Client & { owner: User }, target: Target) {
+  for (const name of ["response_type", "scope", "state", "client_secret", "code_challenge", "code_challenge_method"]) single(query, name);
+  const responseType = single(query, "response_type");
+  if (!responseType) throw new OAuthError("invalid_request", {}, "no response_type");
+  if (responseType !== "code" && responseType !== "token") throw new OAuthError("unsupported_response_type");
+  const expected = client.grantType === "authorization_code" ? "code" : client.grantType === "implicit" ? "token" : null;
+  if (responseType !== expected) throw new OAuthError("unauthorized_client");
+  if (target.state === null) throw new OAuthError("invalid_request", {}, "no state");
+  const scopes = parseScope(single(query, "scope"));
+  if (!scopes) throw new OAuthError("invalid_request", {}, "no scope");
+
+  let codeChallenge: string | null = null;
+  if (responseType === "token") {
+    const secret = single(query, "client_secret");
+    if (secret !== undefined && (!client.secretDigest || !secretMatchesDigest(secret, client.secretDigest))) {
+      throw new OAuthError("unauthorized_client", {}, "wrong client_secret");
+    }
+  } else {
+    const challenge = single(query, "code_challenge");
+    const problem = challengeProblem(challenge, single(query, "code_challenge_method"));
+    if (problem) throw new OAuthError("invalid_request", {}, problem);
+    if (!challenge && isPublicClient(client)) throw new OAuthError("invalid_request", {}, "PKCE required for public clients");
+    codeChallenge = challenge ?? null;
+  }
+  return { clientId: client.clientId, responseType, redirectUri: target.redirectUri, scopes, state: target.state, codeChallenge } as const;
+}

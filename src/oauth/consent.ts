@@ -1,0 +1,50 @@
+// The consent decision, POST /consent/decide (CONTRACT.md 3): a plain HTML form post from the consent page,
+// protected by an Origin check and a CSRF token bound to the user and the sealed request; answered with 303.
+import { now } from "@/clock";
+import { env } from "@/env";
+import { sessionUserFromRequest } from "@/auth/session";
+import { readBody } from "@/http/body";
+import { htmlErrorPage, redirect } from "@/http/html";
+import { isPublicClient } from "@/clients/represent";
+import { db, write } from "@/server/db";
+import { csrfTokenMatches, openRequest } from "@/oauth/authorization-request";
+import { completeAuthorization, errorRedirect } from "@/oauth/authorize";
+import { formatScope, storedScopes } from "@/oauth/scope";
+
+/** Remembers that the user approved these scopes for this client (added to what was approved before). */
+async function rememberConsent(userId: number, clientId: number, scopes: string[]): Promise<void> {
+  const at = now();
+  await write(async (tx) => {
+    const existing = await tx.consent.findUnique({ where: { userId_clientId: { userId, clientId } } });
+    const union = formatScope(storedScopes([...(existing ? existing.scopes.split(" ") : []), ...scopes].join(" ")));
+    await tx.consent.upsert({
+      where: { userId_clientId: { userId, clientId } },
+      create: { userId, clientId, scopes: union, createdAt: at, updatedAt: at },
+      update: { scopes: union, updatedAt: at },
+    });
+  });
+}
+
+export async function handleConsentDecision(request: Request): Promise<Response> {
+  if (request.headers.get("origin") !== new URL(env().appUrl).origin) {
+    return htmlErrorPage(403, "Request refused", "This form can only be sent from this site's own consent page.");
+  }
+  const user = await sessionUserFromRequest(request);
+  if (!user) return redirect("/login", 303);
+  const form = await readBody(request, { form: true, invalidMessage: "invalid_request" }).catch(() => ({}) as Record<string, unknown>);
+  const sealed = typeof form.request === "string" ? form.request : "";
+  const csrf = typeof form.csrf === "string" ? form.csrf : "";
+  if (!sealed || !csrf || !csrfTokenMatches(user.id, sealed, csrf)) {
+    return htmlErrorPage(403, "Request refused", "The consent form was not valid for your session. Go back to the application and start again.");
+  }
+  const authorization = openRequest(sealed, user.id);
+  if (!authorization) {
+    return htmlErrorPage(400, "Request expired", "This authorization request has expired. Go back to the application and start again.");
+  }
+  const client = await (await db()).client.findUnique({ where: { clientId: authorization.clientId } });
+  if (!client) return htmlErrorPage(400, "Unknown application", "This application is no longer registered.");
+  const target = { redirectUri: authorization.redirectUri, mode: authorization.responseType === "token" ? "fragment" : "query", state: authorization.state } as const;
+  if (form.decision !== "approve") return errorRedirect(target, "access_denied", 303);
+  if (!isPublicClient(client) && !client.firstParty) await rememberConsent(user.id, client.id, authorization.scopes);
+  return completeAuthorization(authorization, client, 303);
+}
