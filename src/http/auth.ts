@@ -1,7 +1,12 @@
-// Who is calling an /api resource (CONTRACT.md 1): `Authorization: Bearer <access token>` only; a token in
-// the query string or body never authenticates. 401 with a Bearer challenge when there is no valid token
+// Who is calling an /api resource (CONTRACT.md 1): `Authorization: Bearer <access token>`; a token in the
+// query string or body never authenticates. 401 with a Bearer challenge when there is no valid token
 // (error="invalid_token" when one was sent), 403 insufficient_scope when the token lacks the scope.
-import { ApiError } from "@/http/errors";
+// The service's own pages may instead call with the signed-in user's session cookie; such a request that
+// changes anything must carry our own Origin, else 403.
+import { sessionUserFromRequest } from "@/auth/session";
+import { env } from "@/env";
+import { ApiError, forbidden } from "@/http/errors";
+import { db } from "@/server/db";
 import { allows, storedScopes, type Scope } from "@/oauth/scope";
 import { findActiveAccessToken } from "@/oauth/tokens";
 
@@ -34,13 +39,37 @@ export function bearerToken(request: Request): string | null {
   return match[1]!;
 }
 
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+async function sessionPrincipal(request: Request): Promise<Principal | null> {
+  if (!request.headers.has("cookie")) return null;
+  const user = await sessionUserFromRequest(request);
+  if (!user) return null;
+  if (!SAFE_METHODS.has(request.method) && request.headers.get("origin") !== new URL(env().appUrl).origin) {
+    throw forbidden("cross-origin request refused: send a bearer token");
+  }
+  return { userId: user.id, scopes: ["readonly", "readwrite"], clientId: null, via: "session" };
+}
+
 /** Authenticates a request and checks that it carries `scope`. */
 export async function authenticate(request: Request, scope: Scope): Promise<Principal> {
   const token = bearerToken(request);
-  if (token === null) throw unauthorized(false);
+  if (token === null) {
+    const viaSession = await sessionPrincipal(request);
+    if (viaSession) return viaSession;
+    throw unauthorized(false);
+  }
   const row = await findActiveAccessToken(token);
   if (!row) throw unauthorized(true);
   const principal: Principal = { userId: row.userId, scopes: storedScopes(row.scopes), clientId: row.clientId, via: "bearer" };
   if (!allows(principal.scopes, scope)) throw insufficientScope(scope);
   return principal;
+}
+
+/** The service's own pages, or a client the CLI marked first-party (CONTRACT.md 2). */
+export async function isFirstParty(principal: Principal): Promise<boolean> {
+  if (principal.via === "session") return true;
+  if (principal.clientId === null) return false;
+  const client = await (await db()).client.findUnique({ where: { id: principal.clientId }, select: { firstParty: true } });
+  return client?.firstParty ?? false;
 }

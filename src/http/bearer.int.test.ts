@@ -101,3 +101,31 @@ describe("bearer authentication on /api/user/<id>/", () => {
     expect(res.json).toEqual({ error: "no such endpoint" });
   });
 });
+
+describe("session-cookie authentication for the service's own pages", () => {
+  it("reads with the session cookie, and refuses a cross-origin write with 403", async () => {
+    const { sessionCookie } = await import("@/testing/session");
+    const user = await makeUser();
+    const cookie = await sessionCookie(user);
+    const read = await call("GET", `/api/user/${user.id}/`, { headers: { cookie } });
+    expect(read.status).toBe(200);
+    expect(read.json.email).toBe(user.email);
+    // No CORS for cookie-authenticated requests.
+    expect(read.headers.get("access-control-allow-origin")).toBeNull();
+
+    const crossOrigin = new Request(BASE + "/api/x", { method: "POST", headers: { cookie, origin: "https://evil.example" } });
+    const error = await authenticate(crossOrigin, "readwrite").catch((e: unknown) => e);
+    expect((error as ApiError).status).toBe(403);
+    const sameOrigin = new Request(BASE + "/api/x", { method: "POST", headers: { cookie, origin: BASE } });
+    expect((await authenticate(sameOrigin, "readwrite")).via).toBe("session");
+  });
+
+  it("ignores a forged or stale session cookie", async () => {
+    const { sessionCookie } = await import("@/testing/session");
+    const user = await makeUser();
+    const forged = await call("GET", `/api/user/${user.id}/`, { headers: { cookie: "next-auth.session-token=forged" } });
+    expect(forged.status).toBe(401);
+    const stale = await call("GET", `/api/user/${user.id}/`, { headers: { cookie: await sessionCookie(user, 5) } });
+    expect(stale.status).toBe(401);
+  });
+});
