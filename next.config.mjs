@@ -1,7 +1,9 @@
 /** @type {import('next').NextConfig} */
 const securityHeaders = [
   { key: "X-Content-Type-Options", value: "nosniff" },
-  { key: "Referrer-Policy", value: "no-referrer" },
+  // same-origin, not no-referrer: with no-referrer, browsers send `Origin: null` on form posts, which the
+  // consent form's Origin check must refuse. Redirects that carry codes or tokens set no-referrer themselves.
+  { key: "Referrer-Policy", value: "same-origin" },
   { key: "X-Frame-Options", value: "DENY" },
   { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
 ];

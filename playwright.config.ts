@@ -2,22 +2,13 @@ import { defineConfig } from "@playwright/test";
 import { rmSync } from "node:fs";
 
 // The e2e suite runs the production build (`next start` through scripts/serve.ts, which migrates first) on
-// a fresh SQLite file, in Debian's Chromium (STACK.md: Playwright must not download a browser).
-const port = Number(process.env.E2E_PORT ?? 3210);
+// a fresh SQLite file, in Debian's Chromium (STACK.md: Playwright must not download a browser). Workers
+// inherit E2E_DATABASE_URL from the main process, so the file is chosen (and the old ones removed) once.
 if (!process.env.E2E_DATABASE_URL) {
   rmSync(".data/e2e", { recursive: true, force: true });
   process.env.E2E_DATABASE_URL = `file:./.data/e2e/e2e-${Date.now()}.db`;
 }
-export const e2eEnv = {
-  NODE_ENV: "production",
-  PORT: String(port),
-  APP_URL: `http://localhost:${port}`,
-  DATABASE_URL: process.env.E2E_DATABASE_URL,
-  AUTH_SECRET: "e2e-secret-e2e-secret-e2e-secret-e2e-secret",
-  LOG_LEVEL: "warn",
-  DEV_MAILBOX: "1",
-  RESEND_API_KEY: "",
-};
+const { baseURL, e2eEnv } = await import("./e2e/env");
 
 export default defineConfig({
   testDir: "e2e",
@@ -27,7 +18,7 @@ export default defineConfig({
   timeout: 60_000,
   reporter: [["list"]],
   use: {
-    baseURL: `http://localhost:${port}`,
+    baseURL,
     trace: "retain-on-failure",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
@@ -36,7 +27,7 @@ export default defineConfig({
   },
   webServer: {
     command: "node_modules/.bin/tsx scripts/serve.ts start",
-    url: `http://localhost:${port}/api/ready`,
+    url: `${baseURL}/api/ready`,
     env: e2eEnv,
     reuseExistingServer: false,
     timeout: 120_000,

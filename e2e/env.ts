@@ -1,0 +1,16 @@
+// The environment of the server under test, shared by playwright.config.ts and the specs (which create
+// their fixtures through the app's own admin CLI against the same database).
+const port = Number(process.env.E2E_PORT ?? 3210);
+
+export const baseURL = `http://localhost:${port}`;
+
+export const e2eEnv = {
+  NODE_ENV: "production",
+  PORT: String(port),
+  APP_URL: baseURL,
+  DATABASE_URL: process.env.E2E_DATABASE_URL ?? "",
+  AUTH_SECRET: "e2e-secret-e2e-secret-e2e-secret-e2e-secret",
+  LOG_LEVEL: "warn",
+  DEV_MAILBOX: "1",
+  RESEND_API_KEY: "",
+};
