@@ -26,7 +26,8 @@ function runNext(args: string[], extraEnv: Record<string, string> = {}): void {
 if (mode === "build") {
   runNext(["build"]);
 } else {
-  const { env, EnvError, nextAuthEnvironment } = await import("../src/env");
+  const { env, EnvError, loadDotenvFiles, nextAuthEnvironment } = await import("../src/env");
+  await loadDotenvFiles(mode === "dev" ? "development" : "production");
   let config;
   try {
     config = env();

@@ -105,6 +105,15 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   };
 }
 
+/**
+ * Loads .env files into process.env the way Next.js does (.env, .env.local, .env.<mode>, .env.<mode>.local;
+ * variables already set win), so that the start-up checks, the CLI and the server all see the same values.
+ */
+export async function loadDotenvFiles(mode = process.env.NODE_ENV === "production" ? "production" : "development"): Promise<void> {
+  const { loadEnvConfig } = (await import("@next/env")) as typeof import("@next/env");
+  loadEnvConfig(process.cwd(), mode === "development", { info: () => {}, error: console.error }, true);
+}
+
 let cached: Env | null = null;
 
 export function env(): Env {

@@ -4,7 +4,7 @@
 // exit 1 for a refused operation, exit 2 (with the usage) for a malformed command line.
 import { parseOptions, UsageError } from "@/cli/args";
 import { COMMANDS, type Command, type Output } from "@/cli/commands";
-import { env } from "@/env";
+import { env, loadDotenvFiles } from "@/env";
 import { ApiError } from "@/http/errors";
 import { disconnectDb } from "@/server/db";
 import { migrate, MigrationError } from "@/server/migrate";
@@ -66,6 +66,7 @@ async function run(argv: string[]): Promise<Result> {
 
   try {
     const task = command.prepare(parsed.values);
+    await loadDotenvFiles();
     env();
     await migrate();
     const output: Output = await task();
