@@ -1,0 +1,26 @@
+// RFC 8414 authorization server metadata, served at /.well-known/oauth-authorization-server. Static per
+// deployment: everything comes from APP_URL and the server's fixed capabilities.
+import { env } from "@/env";
+import { SCOPES } from "@/oauth/scope";
+
+export function serverMetadata() {
+  const issuer = env().appUrl;
+  const clientAuth = ["client_secret_basic", "client_secret_post", "none"];
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/api/connect/oauth2/auth/`,
+    token_endpoint: `${issuer}/api/connect/oauth2/token/`,
+    revocation_endpoint: `${issuer}/api/connect/oauth2/revoke/`,
+    introspection_endpoint: `${issuer}/api/connect/oauth2/introspect/`,
+    grant_types_supported: ["authorization_code", "implicit", "password", "refresh_token"],
+    response_types_supported: ["code", "token"],
+    response_modes_supported: ["query", "fragment"],
+    scopes_supported: [...SCOPES],
+    token_endpoint_auth_methods_supported: clientAuth,
+    revocation_endpoint_auth_methods_supported: clientAuth,
+    introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+    code_challenge_methods_supported: ["S256"],
+    authorization_response_iss_parameter_supported: true,
+    service_documentation: `${issuer}/docs`,
+  };
+}

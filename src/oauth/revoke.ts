@@ -1,0 +1,58 @@
+// RFC 7009 token revocation, POST /api/connect/oauth2/revoke/. The client authenticates as at the token
+// endpoint (a public client by client_id). `token_type_hint` says where to look first; an unknown hint is
+// ignored (2.1: the server extends its search). Revoking a refresh token revokes its whole grant (every
+// access and refresh token of it); revoking an access token ends that token. A token of another client is
+// refused with unauthorized_client (2.1); an unknown, expired or already revoked token is answered 200
+// like a revoked one (2.2), so the endpoint reveals nothing.
+import type { Client } from "@/generated/sqlite/client";
+import { now } from "@/clock";
+import { readBody } from "@/http/body";
+import { NO_STORE } from "@/http/respond";
+import { digest } from "@/server/crypto";
+import { db, write } from "@/server/db";
+import { authenticateClient } from "@/oauth/client-auth";
+import { OAuthError } from "@/oauth/errors";
+import { requiredParam, stringParam } from "@/oauth/params";
+import { revokeGrantInTx } from "@/oauth/tokens";
+
+type Found = { kind: "access_token" | "refresh_token"; id: number; grantId: number; clientId: number };
+
+/** Finds a token by value, looking first where the hint says. */
+export async function findToken(token: string, hint: string | undefined): Promise<Found | null> {
+  const client = await db();
+  const tokenDigest = digest(token);
+  const lookups = {
+    access_token: async () => {
+      const row = await client.accessToken.findUnique({ where: { digest: tokenDigest }, select: { id: true, grantId: true, clientId: true } });
+      return row ? ({ kind: "access_token", ...row } as const) : null;
+    },
+    refresh_token: async () => {
+      const row = await client.refreshToken.findUnique({ where: { digest: tokenDigest }, select: { id: true, grantId: true, clientId: true } });
+      return row ? ({ kind: "refresh_token", ...row } as const) : null;
+    },
+  };
+  const order = hint === "refresh_token" ? (["refresh_token", "access_token"] as const) : (["access_token", "refresh_token"] as const);
+  for (const kind of order) {
+    const found = await lookups[kind]();
+    if (found) return found;
+  }
+  return null;
+}
+
+export async function revokeToken(client: Client, token: string, hint: string | undefined): Promise<void> {
+  const found = await findToken(token, hint);
+  if (!found) return;
+  if (found.clientId !== client.id) throw new OAuthError("unauthorized_client", {}, "token of another client");
+  await write(async (tx) => {
+    if (found.kind === "refresh_token") await revokeGrantInTx(tx, found.grantId);
+    else await tx.accessToken.updateMany({ where: { id: found.id, revokedAt: null }, data: { revokedAt: now() } });
+  });
+}
+
+export async function handleRevocationRequest(request: Request): Promise<Response> {
+  const params = await readBody(request, { form: true, invalidMessage: "invalid_request" });
+  const client = await authenticateClient(request, params);
+  const token = requiredParam(params, "token");
+  await revokeToken(client, token, stringParam(params, "token_type_hint"));
+  return new Response(null, { status: 200, headers: NO_STORE });
+}
