@@ -33,12 +33,27 @@ export async function signIn(page: Page, email: string, password = PASSWORD, pat
 export const CALLBACK = "http://localhost:4999/callback";
 
 export async function startCallbackServer(): Promise<() => Promise<void>> {
-  const server = createServer((_req, res) => {
+  const server = createServer((req, res) => {
     res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
-    res.end("<!doctype html><title>Callback</title><p>callback reached</p>");
+    // /spa is a browser-only client: it reads the implicit response from its fragment, keeps it in memory
+    // and removes it from the address bar, as single-page apps do.
+    const spa = req.url?.startsWith("/spa")
+      ? "<script>window.implicitResult = Object.fromEntries(new URLSearchParams(location.hash.slice(1)));" +
+        "history.replaceState(null, '', location.pathname + location.search);</script>"
+      : "";
+    res.end(`<!doctype html><title>Callback</title><p>callback reached</p>${spa}`);
   });
   await new Promise<void>((resolve) => server.listen(4999, resolve));
   return () => new Promise((resolve) => server.close(() => resolve()));
+}
+
+/** Opens an authorization URL as the signed-in user, approves if asked, and returns where the browser lands. */
+export async function approveInBrowser(page: Page, authorizationUrl: string | URL, landing = CALLBACK): Promise<URL> {
+  await page.goto(authorizationUrl.toString());
+  const approve = page.getByRole("button", { name: "Approve" });
+  await Promise.race([approve.waitFor().then(() => approve.click()), page.waitForURL((url) => url.href.startsWith(landing))]);
+  await expectAt(page, landing);
+  return new URL(page.url());
 }
 
 export async function expectAt(page: Page, prefix: string) {

@@ -1,0 +1,159 @@
+// Interoperability: independent OAuth 2 client libraries from npm, each configured only from the RFC 8414
+// metadata document where it supports that, against the running production build. Every request they make
+// by default must succeed, or fail exactly as the RFCs say. Consent is given in Chromium.
+import { expect, test } from "@playwright/test";
+import * as openid from "openid-client";
+import * as oauth from "oauth4webapi";
+import { AuthorizationCode, ResourceOwnerPassword } from "simple-oauth2";
+import { baseURL } from "./env";
+import { approveInBrowser, CALLBACK, cli, newUser, signIn, startCallbackServer } from "./helpers";
+
+type Registered = { client_id: string; client_secret: string | null };
+
+let stopCallbackServer: () => Promise<void>;
+test.beforeAll(async () => {
+  stopCallbackServer = await startCallbackServer();
+});
+test.afterAll(() => stopCallbackServer());
+
+function client(grant: "authorization_code" | "implicit" | "password", owner: string, redirectUri = CALLBACK, ...extra: string[]): Registered {
+  const args = ["client:create", "--owner", owner, "--name", `Interop ${grant}`, "--grant", grant, ...extra];
+  if (grant !== "password") args.push("--redirect-uri", redirectUri);
+  return cli<Registered>(...args);
+}
+
+test.describe("oauth4webapi", () => {
+  const insecure = { [oauth.allowInsecureRequests]: true };
+
+  test("discovery, authorization code with PKCE, refresh, introspection and revocation", async ({ page }) => {
+    const user = newUser();
+    const registered = client("authorization_code", newUser().email);
+    const as = await oauth.processDiscoveryResponse(new URL(baseURL), await oauth.discoveryRequest(new URL(baseURL), { algorithm: "oauth2", ...insecure }));
+    expect(as.issuer).toBe(baseURL);
+    const c: oauth.Client = { client_id: registered.client_id };
+    const auth = oauth.ClientSecretBasic(registered.client_secret!);
+
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const url = new URL(as.authorization_endpoint!);
+    url.search = new URLSearchParams({ response_type: "code", client_id: c.client_id, redirect_uri: CALLBACK, scope: "readonly", state, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" }).toString();
+    await signIn(page, user.email);
+    await expect(page.getByText("Signed in as")).toBeVisible();
+    const callback = await approveInBrowser(page, url);
+
+    const params = oauth.validateAuthResponse(as, c, callback, state);
+    const tokens = await oauth.processAuthorizationCodeResponse(as, c, await oauth.authorizationCodeGrantRequest(as, c, auth, params, CALLBACK, verifier, insecure));
+    const refreshed = await oauth.processRefreshTokenResponse(as, c, await oauth.refreshTokenGrantRequest(as, c, auth, tokens.refresh_token!, insecure));
+
+    const introspection = await oauth.processIntrospectionResponse(as, c, await oauth.introspectionRequest(as, c, auth, refreshed.access_token, insecure));
+    expect(introspection).toMatchObject({ active: true, client_id: c.client_id, username: user.email, scope: "readonly" });
+
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, c, auth, refreshed.refresh_token!, insecure));
+    const after = await oauth.processIntrospectionResponse(as, c, await oauth.introspectionRequest(as, c, auth, refreshed.access_token, insecure));
+    expect(after.active).toBe(false);
+  });
+
+  test("password grant from discovered metadata, with client_secret_post", async () => {
+    const user = newUser();
+    const registered = client("password", user.email);
+    const as = await oauth.processDiscoveryResponse(new URL(baseURL), await oauth.discoveryRequest(new URL(baseURL), { algorithm: "oauth2", ...insecure }));
+    const c: oauth.Client = { client_id: registered.client_id };
+    const tokens = await oauth.processGenericTokenEndpointResponse(
+      as,
+      c,
+      await oauth.genericTokenEndpointRequest(as, c, oauth.ClientSecretPost(registered.client_secret!), "password", { username: user.email, password: user.password, scope: "readonly readwrite" }, insecure),
+    );
+    expect(tokens.scope).toBe("readonly readwrite");
+    expect(tokens.token_type).toBe("bearer");
+  });
+});
+
+test.describe("openid-client", () => {
+  test("discovery (RFC 8414), authorization code with PKCE, refresh, introspection, revocation; a public client too", async ({ page }) => {
+    const user = newUser();
+    await signIn(page, user.email);
+    await expect(page.getByText("Signed in as")).toBeVisible();
+    for (const isPublic of [false, true]) {
+      const registered = client("authorization_code", newUser().email, CALLBACK, ...(isPublic ? ["--public"] : []));
+      const config = await openid.discovery(new URL(baseURL), registered.client_id, registered.client_secret ?? undefined, isPublic ? openid.None() : undefined, {
+        algorithm: "oauth2",
+        execute: [openid.allowInsecureRequests],
+      });
+      const verifier = openid.randomPKCECodeVerifier();
+      const state = openid.randomState();
+      const url = openid.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: "readonly readwrite", state, code_challenge: await openid.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" });
+      const callback = await approveInBrowser(page, url);
+      const tokens = await openid.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      expect(tokens.scope).toBe("readonly readwrite");
+      const refreshed = await openid.refreshTokenGrant(config, tokens.refresh_token!);
+      expect(refreshed.access_token).not.toBe(tokens.access_token);
+      // A used refresh token is refused exactly as RFC 6749 5.2 says.
+      await expect(openid.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant", status: 400 });
+      if (!isPublic) {
+        const fresh = await openid.authorizationCodeGrant(config, await approveInBrowser(page, openid.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: "readonly", state, code_challenge: await openid.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" })), { pkceCodeVerifier: verifier, expectedState: state });
+        expect(await openid.tokenIntrospection(config, fresh.access_token)).toMatchObject({ active: true, username: user.email });
+        await openid.tokenRevocation(config, fresh.refresh_token!);
+        expect((await openid.tokenIntrospection(config, fresh.access_token)).active).toBe(false);
+      }
+    }
+  });
+});
+
+test.describe("simple-oauth2", () => {
+  for (const [authorization, bodyFormat] of [["header", "form"], ["body", "json"], ["header", "json"], ["body", "form"]] as const) {
+    test(`authorization code and refresh with ${authorization} client authentication and a ${bodyFormat} body`, async ({ page }) => {
+      const user = newUser();
+      const registered = client("authorization_code", newUser().email);
+      const sc = new AuthorizationCode({
+        client: { id: registered.client_id, secret: registered.client_secret! },
+        auth: { tokenHost: baseURL, tokenPath: "/api/connect/oauth2/token/", authorizePath: "/api/connect/oauth2/auth/" },
+        options: { authorizationMethod: authorization, bodyFormat },
+      });
+      await signIn(page, user.email);
+      await expect(page.getByText("Signed in as")).toBeVisible();
+      const callback = await approveInBrowser(page, sc.authorizeURL({ redirect_uri: CALLBACK, scope: "readonly", state: "simple-state" }));
+      expect(callback.searchParams.get("state")).toBe("simple-state");
+      const token = await sc.getToken({ code: callback.searchParams.get("code")!, redirect_uri: CALLBACK });
+      expect(token.token).toMatchObject({ token_type: "Bearer", scope: "readonly", expires_in: 3600 });
+      const refreshed = await token.refresh();
+      expect(refreshed.token.access_token).not.toBe(token.token.access_token);
+      // A replayed refresh token is a 400 invalid_grant, which simple-oauth2 raises as a Boom error.
+      await expect(token.refresh()).rejects.toMatchObject({ output: { statusCode: 400 }, data: { payload: { error: "invalid_grant" } } });
+    });
+  }
+
+  test("password grant (ResourceOwnerPassword) with Basic authentication", async () => {
+    const user = newUser();
+    const registered = client("password", user.email);
+    const sc = new ResourceOwnerPassword({
+      client: { id: registered.client_id, secret: registered.client_secret! },
+      auth: { tokenHost: baseURL, tokenPath: "/api/connect/oauth2/token/" },
+    });
+    const token = await sc.getToken({ username: user.email, password: user.password, scope: "readonly" });
+    expect(token.token.scope).toBe("readonly");
+    await expect(sc.getToken({ username: user.email, password: "wrong password" })).rejects.toMatchObject({ output: { statusCode: 400 }, data: { payload: { error: "invalid_grant" } } });
+  });
+});
+
+test.describe("a browser-only client reading the implicit fragment", () => {
+  test("gets the token from its fragment and calls the API cross-origin with it (CORS preflight)", async ({ page }) => {
+    const user = newUser();
+    const spa = "http://localhost:4999/spa";
+    const registered = client("implicit", newUser().email, spa);
+    await signIn(page, user.email);
+    await expect(page.getByText("Signed in as")).toBeVisible();
+    const url = `${baseURL}/api/connect/oauth2/auth/?response_type=token&client_id=${registered.client_id}&scope=readonly&state=spa-state`;
+    await approveInBrowser(page, url, spa);
+    const result = await page.evaluate(() => (window as unknown as { implicitResult: Record<string, string> }).implicitResult);
+    expect(result).toMatchObject({ token_type: "Bearer", state: "spa-state", expires_in: "3600", scope: "readonly", iss: baseURL });
+    expect(page.url()).toBe(spa);
+    const me = await page.evaluate(
+      async ([api, token]) => {
+        const res = await fetch(api!, { headers: { Authorization: `Bearer ${token}` } });
+        return { status: res.status, body: await res.json() };
+      },
+      [`${baseURL}/api/user/${user.id}/`, result.access_token],
+    );
+    expect(me).toEqual({ status: 200, body: { id: user.id, resource_uri: `/api/user/${user.id}/`, name: user.name, email: user.email } });
+  });
+});
