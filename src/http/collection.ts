@@ -1,0 +1,57 @@
+// The collection envelope and paging of CONTRACT.md 1, in one place for every list endpoint:
+//   {"meta": {"limit", "offset", "total_count", "next", "previous"}, "objects": [...]}
+// `limit` defaults to 20 (at most 100), `offset` to 0; `next`/`previous` are paths with their query string,
+// or null. Filtering and sorting are not supported (SPEC.md 2.2), so any other query parameter is a 400
+// rather than being silently ignored: a client that filters must learn that it got everything.
+import { badRequest } from "@/http/errors";
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+
+export type PageRequest = { path: string; limit: number; offset: number };
+
+export type Collection<T> = {
+  meta: { limit: number; offset: number; total_count: number; next: string | null; previous: string | null };
+  objects: T[];
+};
+
+const PAGING = new Set(["limit", "offset"]);
+
+function integerParam(params: URLSearchParams, name: string, fallback: number, min: number, max: number, message: string): number {
+  const values = params.getAll(name);
+  if (values.length === 0) return fallback;
+  if (values.length > 1 || !/^\d{1,15}$/.test(values[0]!)) throw badRequest(message);
+  const value = Number(values[0]);
+  if (value < min || value > max) throw badRequest(message);
+  return value;
+}
+
+/** Reads `limit` and `offset` from a collection request; anything else in the query string is a 400. */
+export function pageRequest(request: Request): PageRequest {
+  const url = new URL(request.url);
+  for (const name of url.searchParams.keys()) {
+    if (!PAGING.has(name)) throw badRequest("filtering is not supported");
+  }
+  return {
+    path: url.pathname,
+    limit: integerParam(url.searchParams, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT, `limit: must be an integer from 1 to ${MAX_LIMIT}`),
+    offset: integerParam(url.searchParams, "offset", 0, 0, Number.MAX_SAFE_INTEGER, "offset: must be a non-negative integer"),
+  };
+}
+
+const pagePath = (page: PageRequest, offset: number) => `${page.path}?limit=${page.limit}&offset=${offset}`;
+
+/** The envelope for one page of `total` objects. */
+export function collection<T>(page: PageRequest, total: number, objects: T[]): Collection<T> {
+  const { limit, offset } = page;
+  return {
+    meta: {
+      limit,
+      offset,
+      total_count: total,
+      next: offset + limit < total ? pagePath(page, offset + limit) : null,
+      previous: offset > 0 ? pagePath(page, Math.max(0, offset - limit)) : null,
+    },
+    objects,
+  };
+}
