@@ -1,0 +1,23 @@
+import { createBundle } from "@/bundles/create-bundle";
+import { listBundles } from "@/bundles/list-bundles";
+import { authenticate } from "@/http/auth";
+import { readBody } from "@/http/body";
+import { pageRequest } from "@/http/collection";
+import { json } from "@/http/respond";
+import { route } from "@/http/route";
+
+export const { GET, POST, PUT, DELETE, PATCH, OPTIONS } = route(
+  {
+    GET: async (request) => {
+      const principal = await authenticate(request, "readonly");
+      return json(await listBundles({ viewerId: principal.userId, page: pageRequest(request) }));
+    },
+    POST: async (request) => {
+      const principal = await authenticate(request, "readwrite");
+      const body = await readBody(request);
+      const bundle = await createBundle({ ownerId: principal.userId, name: body.name as string });
+      return json(bundle, 201, { Location: bundle.resource_uri });
+    },
+  },
+  { cors: true },
+);
