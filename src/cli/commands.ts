@@ -5,6 +5,7 @@ import { z } from "zod";
 import { createBundle } from "@/bundles/create-bundle";
 import { createClient } from "@/clients/create-client";
 import { GRANT_TYPES } from "@/clients/represent";
+import { deliverDue, MAX_ATTEMPTS, pendingMailCount } from "@/email/deliver";
 import { listMail } from "@/email/list-mail";
 import { ApiError } from "@/http/errors";
 import { pruneTokens } from "@/maintenance/prune-tokens";
@@ -123,6 +124,22 @@ function mailList(values: Record<string, unknown>): Task {
   };
 }
 
+// mail:deliver -----------------------------------------------------------------------------------------------
+
+function mailDeliver(values: Record<string, unknown>): Task {
+  validateOptions(z.object({}).strict(), values);
+  return async () => {
+    const result = await deliverDue();
+    const json = { sent: result.sent, failed: result.failed };
+    if (!result.delivering) {
+      const pending = await pendingMailCount();
+      return { json, text: `RESEND_API_KEY is not set: nothing sent, ${plural(pending, "message")} pending in the outbox (see mail:list).` };
+    }
+    const gaveUp = result.gaveUp ? ` (${result.gaveUp} of them after the last of ${MAX_ATTEMPTS} attempts, now failed)` : result.failed ? " (retried later)" : "";
+    return { json, text: `Sent ${plural(result.sent, "message")}, ${result.failed} failed${gaveUp}.` };
+  };
+}
+
 // tokens:prune -----------------------------------------------------------------------------------------------
 
 function tokensPrune(values: Record<string, unknown>): Task {
@@ -176,6 +193,12 @@ export const COMMANDS: Record<string, Command> = {
     summary: "Show the outbox, newest first, optionally only the mail sent to E.",
     options: { to: { type: "string" } },
     prepare: mailList,
+  },
+  "mail:deliver": {
+    usage: "mail:deliver",
+    summary: "Deliver the outbox messages that are due through Resend, and say how many were sent and failed.",
+    options: {},
+    prepare: mailDeliver,
   },
   "tokens:prune": {
     usage: "tokens:prune",

@@ -1,0 +1,198 @@
+// Outbox delivery (CONTRACT.md 6): claim-first, retries with backoff, `failed` after the limit, and the
+// `mail:deliver` command. The only stand-in is the transport, in place of the mail provider's network call.
+// Every test delivers only its own messages (`ids`), since the outbox is shared with test files running at once.
+import { spawn } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import { advanceClock, nowMs, resetClock } from "@/clock";
+import { backoffMs, deliverDue, idempotencyKey, MAX_ATTEMPTS, resendTransport, STALE_CLAIM_MS, type MailToSend, type MailTransport } from "@/email/deliver";
+import { enqueueMail } from "@/email/outbox";
+import { formatExpiry, renderPermissionRequestMail } from "@/email/permission-request-mail";
+import PermissionRequestEmail from "@emails/permission-request";
+import { db, write } from "@/server/db";
+import { uniqueEmail } from "@/testing/factories";
+
+afterEach(() => resetClock());
+
+const MINUTE = 60_000;
+
+async function newMessage() {
+  const to = uniqueEmail("mail");
+  const id = await write((tx) => enqueueMail(tx, { to, subject: "Hello", text: "Hello in text", html: "<p>Hello</p>" }));
+  return { id, to };
+}
+
+const row = async (id: number) => (await db()).mailMessage.findUniqueOrThrow({ where: { id } });
+
+/** A transport that answers from a script of outcomes ("fail" or "ok"), recording what it was given. */
+function scripted(...outcomes: ("fail" | "ok")[]) {
+  const calls: MailToSend[] = [];
+  const transport: MailTransport = async (message) => {
+    calls.push(message);
+    const outcome = outcomes[Math.min(calls.length, outcomes.length) - 1];
+    if (outcome === "fail") throw new Error(`provider unavailable (call ${calls.length})`);
+    return { providerId: `provider-${message.id}` };
+  };
+  return { transport, calls };
+}
+
+describe("deliverDue()", () => {
+  it("retries a failed message after a backoff, then sends it: attempts, lastError, status", async () => {
+    const { id, to } = await newMessage();
+    const { transport, calls } = scripted("fail", "ok");
+
+    const first = await deliverDue({ transport, ids: [id] });
+    expect(first).toEqual({ sent: 0, failed: 1, gaveUp: 0, delivering: true });
+    const afterFailure = await row(id);
+    expect(afterFailure).toMatchObject({ status: "pending", attempts: 1, lastError: "provider unavailable (call 1)", sentAt: null, providerId: null });
+    expect(afterFailure.nextAttemptAt.getTime() - nowMs()).toBeGreaterThan(MINUTE - 5_000);
+    expect(afterFailure.nextAttemptAt.getTime() - nowMs()).toBeLessThanOrEqual(MINUTE);
+
+    // Not due yet: nothing is tried.
+    expect(await deliverDue({ transport, ids: [id] })).toEqual({ sent: 0, failed: 0, gaveUp: 0, delivering: true });
+    expect(calls).toHaveLength(1);
+
+    advanceClock(MINUTE);
+    expect(await deliverDue({ transport, ids: [id] })).toEqual({ sent: 1, failed: 0, gaveUp: 0, delivering: true });
+    expect(await row(id)).toMatchObject({ status: "sent", attempts: 2, lastError: null, providerId: `provider-${id}`, sentAt: expect.any(Date) });
+    expect(calls.map((call) => [call.id, call.to, call.subject, call.text, call.html])).toEqual([
+      [id, to, "Hello", "Hello in text", "<p>Hello</p>"],
+      [id, to, "Hello", "Hello in text", "<p>Hello</p>"],
+    ]);
+    // The idempotency key is the same on every attempt of one message.
+    expect(idempotencyKey(calls[0]!)).toBe(idempotencyKey(calls[1]!));
+
+    expect(await deliverDue({ transport, ids: [id] })).toMatchObject({ sent: 0, failed: 0 });
+    expect(calls).toHaveLength(2);
+  });
+
+  it("backs off exponentially from a minute, at most an hour apart", () => {
+    expect(Array.from({ length: MAX_ATTEMPTS }, (_, i) => backoffMs(i + 1) / MINUTE)).toEqual([1, 2, 4, 8, 16, 32, 60, 60]);
+  });
+
+  it(`gives up after ${MAX_ATTEMPTS} attempts: the message stays failed with its last error, and is not tried again`, async () => {
+    const { id } = await newMessage();
+    const { transport, calls } = scripted("fail");
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const result = await deliverDue({ transport, ids: [id] });
+      const last = attempt === MAX_ATTEMPTS;
+      expect(result).toEqual({ sent: 0, failed: 1, gaveUp: last ? 1 : 0, delivering: true });
+      const current = await row(id);
+      expect(current).toMatchObject({ status: last ? "failed" : "pending", attempts: attempt, lastError: `provider unavailable (call ${attempt})` });
+      if (!last) {
+        // Five seconds early is too early.
+        advanceClock(backoffMs(attempt) - 5_000);
+        expect((await deliverDue({ transport, ids: [id] })).failed).toBe(0);
+        advanceClock(5_000);
+      }
+    }
+    advanceClock(24 * 60 * MINUTE);
+    expect(await deliverDue({ transport, ids: [id] })).toEqual({ sent: 0, failed: 0, gaveUp: 0, delivering: true });
+    expect(calls).toHaveLength(MAX_ATTEMPTS);
+  });
+
+  it("claims a message once when several deliveries run at once: it is sent exactly once", async () => {
+    const { id } = await newMessage();
+    let calls = 0;
+    const slow: MailTransport = async () => {
+      calls++;
+      await new Promise((done) => setTimeout(done, 50));
+      return { providerId: "p" };
+    };
+    const results = await Promise.all(Array.from({ length: 5 }, () => deliverDue({ transport: slow, ids: [id] })));
+    expect(calls).toBe(1);
+    expect(results.reduce((sum, result) => sum + result.sent, 0)).toBe(1);
+    expect(await row(id)).toMatchObject({ status: "sent", attempts: 1 });
+  });
+
+  it("claims again a message whose claim went stale (a worker died while sending), but leaves a live claim alone", async () => {
+    const stale = await newMessage();
+    const live = await newMessage();
+    await write((tx) => tx.mailMessage.update({ where: { id: stale.id }, data: { status: "sending", attempts: 1, claimedAt: new Date(nowMs() - STALE_CLAIM_MS - 1_000) } }));
+    await write((tx) => tx.mailMessage.update({ where: { id: live.id }, data: { status: "sending", attempts: 1, claimedAt: new Date(nowMs() - 1_000) } }));
+    const { transport, calls } = scripted("ok");
+    expect(await deliverDue({ transport, ids: [stale.id, live.id] })).toMatchObject({ sent: 1, failed: 0 });
+    expect(calls.map((call) => call.id)).toEqual([stale.id]);
+    expect(await row(stale.id)).toMatchObject({ status: "sent", attempts: 2 });
+    expect(await row(live.id)).toMatchObject({ status: "sending", attempts: 1 });
+  });
+
+  it("marks failed a message whose last attempt was interrupted", async () => {
+    const { id } = await newMessage();
+    await write((tx) => tx.mailMessage.update({ where: { id }, data: { status: "sending", attempts: MAX_ATTEMPTS, claimedAt: new Date(nowMs() - STALE_CLAIM_MS - 1_000) } }));
+    const { transport, calls } = scripted("ok");
+    await deliverDue({ transport, ids: [id] });
+    expect(calls).toHaveLength(0);
+    expect(await row(id)).toMatchObject({ status: "failed", lastError: "interrupted during the last attempt" });
+  });
+
+  it("without a transport (no RESEND_API_KEY) claims nothing: the message stays pending in the outbox", async () => {
+    const { id } = await newMessage();
+    expect(await deliverDue({ transport: null, ids: [id] })).toEqual({ sent: 0, failed: 0, gaveUp: 0, delivering: false });
+    expect(await deliverDue({ ids: [id] })).toEqual({ sent: 0, failed: 0, gaveUp: 0, delivering: false });
+    expect(await row(id)).toMatchObject({ status: "pending", attempts: 0, claimedAt: null });
+  });
+
+  it("counts Resend's error object (it answers one instead of throwing) as a failed attempt", async () => {
+    // The real Resend client with a key it refuses; where Resend cannot be reached it answers an error object too.
+    const { id } = await newMessage();
+    const result = await deliverDue({ transport: resendTransport("re_not_a_real_key", "Test <test@example.test>"), ids: [id] });
+    expect(result).toMatchObject({ sent: 0, failed: 1 });
+    const current = await row(id);
+    expect(current).toMatchObject({ status: "pending", attempts: 1, providerId: null });
+    expect(current.lastError).toMatch(/^resend /);
+  });
+});
+
+describe("the permission-request e-mail", () => {
+  it("renders HTML and plain text naming everyone, with the link and its expiry", async () => {
+    const link = "http://localhost:3000/redeem?token=abc_DEF-123";
+    const mail = await renderPermissionRequestMail("owner@example.test", {
+      targetName: "Olive Owner",
+      requesterName: "Rita <b>Requester</b>",
+      allowedName: "Alan Allowed",
+      requesterIsAllowed: false,
+      bundleName: "Garden & pond",
+      link,
+      expiresAt: formatExpiry(new Date("2026-11-29T14:05:33.000Z")),
+    });
+    expect(mail.to).toBe("owner@example.test");
+    expect(mail.subject).toBe('Rita <b>Requester</b> asks you to give Alan Allowed access to your bundle "Garden & pond"');
+    expect(mail.html).toMatch(/^<!DOCTYPE html/);
+    expect(mail.html).toContain(`href="${link}"`);
+    expect(mail.html).toContain("Rita &lt;b&gt;Requester&lt;/b&gt;");
+    expect(mail.html).not.toContain("<b>Requester</b>");
+    for (const text of ["Hello Olive Owner,", "Alan Allowed", "Garden & pond", link, "2026-11-29 14:05 UTC"]) expect(mail.text).toContain(text);
+    expect(mail.text).toContain("Rita <b>Requester</b>");
+    expect(mail.text).not.toMatch(/<(p|a|div|table)\b/);
+  });
+
+  it("has preview props that render", async () => {
+    const preview = await renderPermissionRequestMail("preview@example.test", PermissionRequestEmail.PreviewProps);
+    expect(preview.text).toContain(PermissionRequestEmail.PreviewProps.link);
+  });
+});
+
+describe("npm run cli -- mail:deliver", () => {
+  function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn("node_modules/.bin/tsx", ["src/cli/main.ts", ...args], { env: process.env });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk) => (stdout += chunk));
+      child.stderr.on("data", (chunk) => (stderr += chunk));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  it("says how many were sent and failed; without RESEND_API_KEY nothing is sent and the outbox keeps the mail", async () => {
+    const { id } = await newMessage();
+    const [json, text] = await Promise.all([cli("mail:deliver", "--json"), cli("mail:deliver")]);
+    expect(json.stderr).toBe("");
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ sent: 0, failed: 0 });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^RESEND_API_KEY is not set: nothing sent, \d+ messages? pending in the outbox \(see mail:list\)\.\n$/);
+    expect(await row(id)).toMatchObject({ status: "pending", attempts: 0 });
+  });
+});
