@@ -1,0 +1,16 @@
+import { nowMs } from "@/clock";
+import { notFound } from "@/http/errors";
+import { db } from "@/server/db";
+import { REQUEST_INCLUDE, representPermissionRequest, requestParties } from "@/permission-requests/represent";
+
+export const NO_SUCH_REQUEST = "no such permission request";
+
+/** GET /api/bundle_permission_request/<id>/: a party to the request; anyone else 404, as for a deleted one. */
+export async function getPermissionRequest(options: { id: number; viewerId: number }) {
+  const row = await (await db()).permissionRequest.findFirst({
+    where: { AND: [{ id: options.id, deletedAt: null }, requestParties(options.viewerId)] },
+    include: REQUEST_INCLUDE,
+  });
+  if (!row) throw notFound(NO_SUCH_REQUEST);
+  return representPermissionRequest(row, options.viewerId, nowMs());
+}

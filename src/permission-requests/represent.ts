@@ -1,0 +1,60 @@
+// The bundle_permission_request record (CONTRACT.md 6). The token is not a column of it and never appears in
+// any representation: only its digest is stored.
+import type { Bundle, PermissionRequest, User } from "@/generated/sqlite/client";
+import { representBundle } from "@/bundles/represent";
+import { representUser } from "@/users/represent";
+
+export const permissionRequestUri = (id: number) => `/api/bundle_permission_request/${id}/`;
+
+export const REQUEST_INCLUDE = {
+  bundle: { include: { owner: true } },
+  userAllowed: true,
+  userTarget: true,
+  requestedBy: true,
+} as const;
+
+export type RequestWithRelations = PermissionRequest & {
+  bundle: Bundle & { owner: User };
+  userAllowed: User;
+  userTarget: User;
+  requestedBy: User;
+};
+
+export type RequestStatus = "pending" | "redeemed" | "declined" | "expired";
+
+/** `expired` is not stored: a pending request whose token has passed its expiry reads as expired. */
+export function statusOf(row: Pick<PermissionRequest, "status" | "expiresAt">, atMs: number): RequestStatus {
+  if (row.status === "redeemed" || row.status === "declined") return row.status;
+  return row.expiresAt.getTime() <= atMs ? "expired" : "pending";
+}
+
+/** Why a token can no longer be used (410), or null while it can. */
+export function endedReason(row: Pick<PermissionRequest, "status" | "expiresAt" | "deletedAt">, atMs: number): string | null {
+  if (row.status === "redeemed") return "this request has already been redeemed";
+  if (row.status === "declined") return "this request was declined";
+  if (row.deletedAt) return "this request was deleted";
+  if (row.expiresAt.getTime() <= atMs) return "this request has expired";
+  return null;
+}
+
+export function representPermissionRequest(row: RequestWithRelations, viewerId: number, atMs: number) {
+  return {
+    id: row.id,
+    resource_uri: permissionRequestUri(row.id),
+    bundle: representBundle(row.bundle, viewerId),
+    user_allowed: representUser(row.userAllowed, viewerId),
+    user_target: representUser(row.userTarget, viewerId),
+    requested_by: representUser(row.requestedBy, viewerId),
+    redeem_url: row.redeemUrl,
+    ttl: row.ttl,
+    status: statusOf(row, atMs),
+    created_at: row.createdAt.toISOString(),
+    expires_at: row.expiresAt.toISOString(),
+    redeemed_at: row.redeemedAt?.toISOString() ?? null,
+  };
+}
+
+/** The requester, the target and the allowed user. */
+export const requestParties = (userId: number) => ({
+  OR: [{ requestedById: userId }, { userTargetId: userId }, { userAllowedId: userId }],
+});

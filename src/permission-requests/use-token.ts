@@ -1,0 +1,71 @@
+// The token half of `/api/bundle_permission_request/<token>/` (SPEC.md 4.4, CONTRACT.md 6): check (GET) and
+// redeem (PUT). Only user_target may use a token (SPEC.md 4.4 rule 1): 404 for an unknown token, 403 for
+// anyone else, 410 once the request is no longer pending (redeemed, declined, expired or deleted). Nothing is
+// ever redeemed by a GET, since mail scanners follow links.
+import { nowMs } from "@/clock";
+import { forbidden, gone, notFound } from "@/http/errors";
+import { isFirstParty, type Principal } from "@/http/auth";
+import { digest } from "@/server/crypto";
+import { db, write } from "@/server/db";
+import { endedReason, REQUEST_INCLUDE, representPermissionRequest } from "@/permission-requests/represent";
+
+const UNKNOWN_TOKEN = "no such permission request token";
+const NOT_TARGET = "only the user asked (user_target) can use this token";
+
+/** The request a token belongs to, checked for the caller: 404, 403 or 410, else the row. */
+async function usableRequest(token: string, viewerId: number) {
+  const row = await (await db()).permissionRequest.findUnique({ where: { tokenDigest: digest(token) }, include: REQUEST_INCLUDE });
+  if (!row) throw notFound(UNKNOWN_TOKEN);
+  if (row.userTargetId !== viewerId) throw forbidden(NOT_TARGET);
+  const reason = endedReason(row, nowMs());
+  if (reason) throw gone(reason);
+  return row;
+}
+
+/** GET: lets user_target verify a token before redeeming it. */
+export async function checkPermissionToken(options: { token: string; viewerId: number }) {
+  const row = await usableRequest(options.token, options.viewerId);
+  return representPermissionRequest(row, options.viewerId, nowMs());
+}
+
+/**
+ * PUT: user_target redeems the token, from the service's own pages or a first-party client only (SPEC.md 1: a
+ * third-party client may start a request but never complete it). The claim is one conditional update, the
+ * first statement of the transaction that also creates the bundle permission, so that of any number of
+ * concurrent redeems exactly one succeeds and the permission exists exactly when the request is redeemed.
+ */
+export async function redeemPermissionToken(options: { token: string; principal: Principal }) {
+  const { principal } = options;
+  if (!(await isFirstParty(principal))) {
+    throw forbidden("permission tokens are redeemed on this service's own pages, not by third-party applications");
+  }
+  const row = await usableRequest(options.token, principal.userId);
+  const claim = async () =>
+    write(async (tx) => {
+      const at = new Date(nowMs());
+      const claimed = await tx.permissionRequest.updateMany({
+        where: { id: row.id, status: "pending", deletedAt: null, expiresAt: { gt: at } },
+        data: { status: "redeemed", redeemedAt: at, endedAt: at, pendingKey: null },
+      });
+      if (claimed.count === 0) return false;
+      const key = { bundleId: row.bundleId, userAllowedId: row.userAllowedId };
+      // The owner may have granted the same access directly in the meantime: then it is already there.
+      if (!(await tx.bundlePermission.findUnique({ where: { bundleId_userAllowedId: key } }))) {
+        await tx.bundlePermission.create({ data: { ...key, userTargetId: row.userTargetId, createdAt: at } });
+      }
+      return true;
+    });
+  let redeemed: boolean;
+  try {
+    redeemed = await claim();
+  } catch (error) {
+    // A direct grant committed between our read and our insert (PostgreSQL): the claim rolled back with it,
+    // and the second try finds the permission.
+    if ((error as { code?: string }).code !== "P2002") throw error;
+    redeemed = await claim();
+  }
+  const fresh = await (await db()).permissionRequest.findUnique({ where: { id: row.id }, include: REQUEST_INCLUDE });
+  if (!fresh) throw notFound(UNKNOWN_TOKEN); // its bundle was deleted meanwhile
+  if (!redeemed) throw gone(endedReason(fresh, nowMs()) ?? "this request has already been redeemed");
+  return representPermissionRequest(fresh, principal.userId, nowMs());
+}
