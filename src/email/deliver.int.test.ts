@@ -2,6 +2,8 @@
 // `mail:deliver` command. The only stand-in is the transport, in place of the mail provider's network call.
 // Every test delivers only its own messages (`ids`), since the outbox is shared with test files running at once.
 import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, nowMs, resetClock } from "@/clock";
 import { backoffMs, deliverDue, idempotencyKey, MAX_ATTEMPTS, resendTransport, STALE_CLAIM_MS, type MailToSend, type MailTransport } from "@/email/deliver";
@@ -132,14 +134,48 @@ describe("deliverDue()", () => {
     expect(await row(id)).toMatchObject({ status: "pending", attempts: 0, claimedAt: null });
   });
 
-  it("counts Resend's error object (it answers one instead of throwing) as a failed attempt", async () => {
-    // The real Resend client with a key it refuses; where Resend cannot be reached it answers an error object too.
-    const { id } = await newMessage();
-    const result = await deliverDue({ transport: resendTransport("re_not_a_real_key", "Test <test@example.test>"), ids: [id] });
-    expect(result).toMatchObject({ sent: 0, failed: 1 });
-    const current = await row(id);
-    expect(current).toMatchObject({ status: "pending", attempts: 1, providerId: null });
-    expect(current.lastError).toMatch(/^resend /);
+  it("talks to Resend's API as Resend documents it: counts its error object as a failed attempt, then sends", async () => {
+    // A local stand-in for Resend's HTTP API (the provider's network call is the one thing stood in for):
+    // it refuses the first request with the error object Resend answers, and accepts the second.
+    const requests: { headers: Record<string, string | string[] | undefined>; body: Record<string, unknown> }[] = [];
+    const stub = createServer((req, res) => {
+      let raw = "";
+      req.on("data", (chunk) => (raw += chunk));
+      req.on("end", () => {
+        requests.push({ headers: req.headers, body: JSON.parse(raw) as Record<string, unknown> });
+        res.setHeader("Content-Type", "application/json");
+        if (requests.length === 1) {
+          res.statusCode = 422;
+          res.end(JSON.stringify({ statusCode: 422, name: "validation_error", message: "The from address is not verified." }));
+        } else {
+          res.end(JSON.stringify({ id: "re_4f0c1a" }));
+        }
+      });
+    });
+    await new Promise<void>((resolve) => stub.listen(0, "127.0.0.1", resolve));
+    const baseUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
+    try {
+      const { id, to } = await newMessage();
+      const transport = resendTransport("re_test_key", "Test <test@example.test>", baseUrl);
+      expect(await deliverDue({ transport, ids: [id] })).toMatchObject({ sent: 0, failed: 1 });
+      const failedOnce = await row(id);
+      expect(failedOnce).toMatchObject({ status: "pending", attempts: 1, providerId: null });
+      expect(failedOnce.lastError).toBe("resend validation_error (422): The from address is not verified.");
+
+      advanceClock(backoffMs(1) + 1000);
+      expect(await deliverDue({ transport, ids: [id] })).toMatchObject({ sent: 1, failed: 0 });
+      expect(await row(id)).toMatchObject({ status: "sent", providerId: "re_4f0c1a" });
+
+      expect(requests).toHaveLength(2);
+      const key = idempotencyKey(failedOnce);
+      for (const request of requests) {
+        expect(request.headers.authorization).toBe("Bearer re_test_key");
+        expect(request.headers["idempotency-key"]).toBe(key);
+        expect(request.body).toMatchObject({ from: "Test <test@example.test>", to, subject: "Hello", html: "<p>Hello</p>", text: "Hello in text" });
+      }
+    } finally {
+      await new Promise<void>((resolve) => stub.close(() => resolve()));
+    }
   });
 });
 

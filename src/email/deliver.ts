@@ -37,9 +37,12 @@ export function backoffMs(attempts: number): number {
 /** Resend's idempotency key: stable across retries of one message, never reused by a recreated database. */
 export const idempotencyKey = (message: Pick<MailToSend, "id" | "createdAt">) => `mail-${message.id}-${message.createdAt.getTime()}`;
 
-/** The Resend transport. Resend answers most failures with an error object instead of throwing: both fail. */
-export function resendTransport(apiKey: string, from: string): MailTransport {
-  const resend = new Resend(apiKey);
+/**
+ * The Resend transport. Resend answers most failures with an error object instead of throwing: both fail.
+ * `baseUrl` is for tests, which point it at a local stand-in for Resend's API (never the network).
+ */
+export function resendTransport(apiKey: string, from: string, baseUrl?: string): MailTransport {
+  const resend = new Resend(apiKey, baseUrl ? { baseUrl } : undefined);
   return async (message) => {
     const { data, error } = await resend.emails.send(
       { from, to: message.to, subject: message.subject, html: message.html, text: message.text },
