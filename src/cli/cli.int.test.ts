@@ -2,7 +2,6 @@
 // DATABASE_URL), JSON on stdout, one error line on stderr, exit codes 0/1/2. The prune rules are tested
 // in-process on rows dated into the past; the clock is never advanced for them, because the database is
 // shared with test files running at the same time and an advanced clock would prune their live rows.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { nowMs } from "@/clock";
@@ -11,22 +10,11 @@ import { pruneTokens } from "@/maintenance/prune-tokens";
 import { digest } from "@/server/crypto";
 import { db, write } from "@/server/db";
 import { call } from "@/testing/app";
+import { runCli } from "@/testing/cli";
 import { makeClient, makeUser, passwordSession, uniqueEmail } from "@/testing/factories";
 import { verifyPassword } from "@/users/passwords";
 
-type Run = { code: number | null; stdout: string; stderr: string };
-
-function cli(...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("node_modules/.bin/tsx", ["src/cli/main.ts", ...args], { env: process.env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = runCli;
 
 /** Runs a --json command that must succeed, and returns its one JSON value. */
 async function cliJson(...args: string[]): Promise<unknown> {

@@ -1,7 +1,6 @@
 // Outbox delivery (CONTRACT.md 6): claim-first, retries with backoff, `failed` after the limit, and the
 // `mail:deliver` command. The only stand-in is the transport, in place of the mail provider's network call.
 // Every test delivers only its own messages (`ids`), since the outbox is shared with test files running at once.
-import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,6 +10,7 @@ import { enqueueMail } from "@/email/outbox";
 import { formatExpiry, renderPermissionRequestMail } from "@/email/permission-request-mail";
 import PermissionRequestEmail from "@emails/permission-request";
 import { db, write } from "@/server/db";
+import { runCli } from "@/testing/cli";
 import { uniqueEmail } from "@/testing/factories";
 
 afterEach(() => resetClock());
@@ -209,17 +209,7 @@ describe("the permission-request e-mail", () => {
 });
 
 describe("npm run cli -- mail:deliver", () => {
-  function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn("node_modules/.bin/tsx", ["src/cli/main.ts", ...args], { env: process.env });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk) => (stdout += chunk));
-      child.stderr.on("data", (chunk) => (stderr += chunk));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+  const cli = runCli;
 
   it("says how many were sent and failed; without RESEND_API_KEY nothing is sent and the outbox keeps the mail", async () => {
     const { id } = await newMessage();
