@@ -16,8 +16,14 @@ const nextConfig = {
   // which CI runs before the build; the build does not check them a second time.
   typescript: { ignoreBuildErrors: true },
   reactStrictMode: true,
-  // The dev server's request log must not print tokens that travel in paths (CONTRACT.md 1).
-  logging: { incomingRequests: { ignore: [/\/api\/(accesstoken|oauth2token|bundle_permission_request)\/[^/?]*[^/?\d]/] } },
+  // The dev server's request log must not print tokens (CONTRACT.md 1); `next start` logs no requests.
+  // Paths and queries that carry tokens, codes or secrets: token paths, the authorization endpoint (an
+  // implicit client_secret), and the redeem page (?token=).
+  logging: {
+    incomingRequests: {
+      ignore: [/\/api\/(accesstoken|oauth2token|bundle_permission_request)\/[^/?]*[^/?\d]/, /^\/api\/connect\/oauth2\/auth/, /^\/redeem/],
+    },
+  },
   // Native modules and the generated Prisma clients stay plain Node requires on the server.
   serverExternalPackages: ["better-sqlite3", "@node-rs/argon2", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg"],
   async headers() {

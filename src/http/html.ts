@@ -26,6 +26,6 @@ h1{font-size:1.5rem}p{line-height:1.5}a{color:#1d4ed8}</style></head>
 export function redirect(location: string, status: 302 | 303 = 302, headers: Record<string, string> = {}): Response {
   return new Response(null, {
     status,
-    headers: { Location: location, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer", ...headers },
+    headers: { Location: location, "Cache-Control": "no-store", Pragma: "no-cache", "Referrer-Policy": "no-referrer", ...headers },
   });
 }
