@@ -317,7 +317,7 @@ describe("the command line", () => {
     const run = await cli("--help");
     expect(run.code).toBe(0);
     expect(run.stderr).toBe("");
-    for (const command of ["user:create", "client:create", "bundle:create", "mail:list", "tokens:prune"]) {
+    for (const command of ["user:create", "client:create", "bundle:create", "mail:list", "mail:deliver", "tokens:prune"]) {
       expect(run.stdout).toContain(command);
     }
   });
