@@ -197,12 +197,12 @@ describe("tokens:prune", () => {
 
 describe("pruneTokens()", () => {
   /** A user, a password client and a grant to hang rows on. */
-  async function fixture(grant: { revokedAt?: Date | null } = {}) {
+  async function fixture(grant: { revokedAt?: Date | null; lastUsedAt?: Date } = {}) {
     const user = await makeUser();
     const client = await makeClient({ ownerId: user.id });
     const clientRow = await (await db()).client.findUniqueOrThrow({ where: { clientId: client.client_id } });
     const grantRow = await write((tx) =>
-      tx.grant.create({ data: { clientId: clientRow.id, userId: user.id, grantType: "password", scopes: "readonly", revokedAt: grant.revokedAt ?? null } }),
+      tx.grant.create({ data: { clientId: clientRow.id, userId: user.id, grantType: "password", scopes: "readonly", revokedAt: grant.revokedAt ?? null, ...(grant.lastUsedAt ? { lastUsedAt: grant.lastUsedAt } : {}) } }),
     );
     return { user, clientId: clientRow.id, grantId: grantRow.id };
   }
@@ -268,6 +268,19 @@ describe("pruneTokens()", () => {
     const ids = [emptied, stillHolding, recent, live].map((f) => f.grantId);
     const left = await (await db()).grant.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } });
     expect(left.map((row) => row.id)).toEqual([stillHolding.grantId, recent.grantId, live.grantId]);
+  });
+
+  it("deletes a grant that was never revoked once it is idle and empty (an implicit grant whose token expired)", async () => {
+    const idle = await fixture({ lastUsedAt: ago(DAY + MINUTE) });
+    await accessToken(idle, { expiresAt: ago(DAY + MINUTE) }); // pruned by its own rule in the same run
+    const idleButHolding = await fixture({ lastUsedAt: ago(2 * DAY) });
+    await refreshToken(idleButHolding, { expiresAt: later(20 * DAY) });
+    const emptyButRecent = await fixture({ lastUsedAt: ago(DAY - MINUTE) });
+
+    await pruneTokens();
+    const ids = [idle, idleButHolding, emptyButRecent].map((f) => f.grantId);
+    const left = await (await db()).grant.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } });
+    expect(left.map((row) => row.id)).toEqual([idleButHolding.grantId, emptyButRecent.grantId]);
   });
 
   it("deletes failed password attempts older than a day", async () => {

@@ -22,7 +22,7 @@ export type PruneCounts = {
 };
 
 /**
- * Deletes expired and revoked tokens and codes, emptied revoked grants, old failed password attempts and
+ * Deletes expired and revoked tokens and codes, emptied revoked or idle grants, old failed password attempts and
  * ended permission requests past their keeping time; returns how many of each. Each kind is its own short
  * transaction, so that a large prune never holds the (SQLite) write lock for long; running it again, or
  * twice at once, is harmless.
@@ -42,10 +42,12 @@ export async function pruneTokens(): Promise<PruneCounts> {
   // tokens in the same transaction), but it would make the grant rule override the token rules above: a
   // token that some future path left unrevoked under a revoked grant would vanish with no rule saying so.
   // This way each token's own rule alone decides when it goes, and the grant follows it.
+  // A grant that was never revoked goes the same way once it is idle: no token or code left (each went by
+  // its own rule) and no token issued for a day, as with an implicit grant whose last token expired.
   const grants = await write((tx) =>
     tx.grant.deleteMany({
       where: {
-        revokedAt: { lt: tokenCutoff },
+        OR: [{ revokedAt: { lt: tokenCutoff } }, { lastUsedAt: { lt: tokenCutoff } }],
         accessTokens: { none: {} },
         refreshTokens: { none: {} },
         authorizationCodes: { none: {} },
