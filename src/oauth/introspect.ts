@@ -4,34 +4,23 @@
 import { now } from "@/clock";
 import { readBody } from "@/http/body";
 import { json, NO_STORE } from "@/http/respond";
-import { db } from "@/server/db";
-import { digest } from "@/server/crypto";
 import { authenticateClient, readCredentials } from "@/oauth/client-auth";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
+import { findTokenByValue } from "@/oauth/tokens";
 import { env } from "@/env";
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
-async function lookup(token: string, hint: string | undefined) {
-  const client = await db();
-  const where = { digest: digest(token) };
-  const include = { user: { select: { id: true, email: true } } } as const;
-  const access = () => client.accessToken.findUnique({ where, include }).then((row) => row && { ...row, kind: "access" as const, usedAt: null });
-  const refresh = () => client.refreshToken.findUnique({ where, include }).then((row) => row && { ...row, kind: "refresh" as const });
-  const [first, second] = hint === "refresh_token" ? [refresh, access] : [access, refresh];
-  return (await first()) ?? (await second());
-}
-
 export async function introspect(client: { id: number; clientId: string }, token: string, hint: string | undefined) {
-  const row = await lookup(token, hint);
+  const row = await findTokenByValue(token, hint);
   if (!row || row.clientId !== client.id || row.revokedAt || row.usedAt || row.expiresAt <= now()) return { active: false };
   return {
     active: true,
     scope: row.scopes,
     client_id: client.clientId,
     username: row.user.email,
-    token_type: row.kind === "refresh" ? "refresh_token" : "Bearer",
+    token_type: row.kind === "refresh_token" ? "refresh_token" : "Bearer",
     exp: seconds(row.expiresAt),
     iat: seconds(row.createdAt),
     sub: String(row.user.id),

@@ -8,39 +8,14 @@ import type { Client } from "@/generated/sqlite/client";
 import { now } from "@/clock";
 import { readBody } from "@/http/body";
 import { NO_STORE } from "@/http/respond";
-import { digest } from "@/server/crypto";
-import { db, write } from "@/server/db";
+import { write } from "@/server/db";
 import { authenticateClient } from "@/oauth/client-auth";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
-import { revokeGrantInTx } from "@/oauth/tokens";
-
-type Found = { kind: "access_token" | "refresh_token"; id: number; grantId: number; clientId: number };
-
-/** Finds a token by value, looking first where the hint says. */
-export async function findToken(token: string, hint: string | undefined): Promise<Found | null> {
-  const client = await db();
-  const tokenDigest = digest(token);
-  const lookups = {
-    access_token: async () => {
-      const row = await client.accessToken.findUnique({ where: { digest: tokenDigest }, select: { id: true, grantId: true, clientId: true } });
-      return row ? ({ kind: "access_token", ...row } as const) : null;
-    },
-    refresh_token: async () => {
-      const row = await client.refreshToken.findUnique({ where: { digest: tokenDigest }, select: { id: true, grantId: true, clientId: true } });
-      return row ? ({ kind: "refresh_token", ...row } as const) : null;
-    },
-  };
-  const order = hint === "refresh_token" ? (["refresh_token", "access_token"] as const) : (["access_token", "refresh_token"] as const);
-  for (const kind of order) {
-    const found = await lookups[kind]();
-    if (found) return found;
-  }
-  return null;
-}
+import { findTokenByValue, revokeGrantInTx } from "@/oauth/tokens";
 
 export async function revokeToken(client: Client, token: string, hint: string | undefined): Promise<void> {
-  const found = await findToken(token, hint);
+  const found = await findTokenByValue(token, hint);
   if (!found) return;
   if (found.clientId !== client.id) throw new OAuthError("unauthorized_client", {}, "token of another client");
   await write(async (tx) => {

@@ -129,3 +129,17 @@ export async function findActiveAccessToken(token: string) {
   if (!row || row.revokedAt || row.expiresAt <= now()) return null;
   return row;
 }
+
+/**
+ * Finds an access or refresh token by its value for revocation and introspection, looking first where
+ * `token_type_hint` says (RFC 7009 2.1, RFC 7662 2.1: a wrong or unknown hint only changes the order).
+ */
+export async function findTokenByValue(token: string, hint: string | undefined) {
+  const client = await db();
+  const where = { digest: digest(token) };
+  const include = { user: { select: { id: true, email: true } } } as const;
+  const access = () => client.accessToken.findUnique({ where, include }).then((row) => row && { ...row, kind: "access_token" as const, usedAt: null });
+  const refresh = () => client.refreshToken.findUnique({ where, include }).then((row) => row && { ...row, kind: "refresh_token" as const });
+  const [first, second] = hint === "refresh_token" ? [refresh, access] : [access, refresh];
+  return (await first()) ?? (await second());
+}
