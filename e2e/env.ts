@@ -1,6 +1,8 @@
 // The environment of the server under test, shared by playwright.config.ts and the specs (which create
 // their fixtures through the app's own admin CLI against the same database).
 const port = Number(process.env.E2E_PORT ?? 3210);
+/** The test's own callback server (a client's redirect URI); E2E_CALLBACK_PORT lets two suites run side by side. */
+export const callbackPort = Number(process.env.E2E_CALLBACK_PORT ?? 4999);
 
 export const baseURL = `http://localhost:${port}`;
 

@@ -2,7 +2,7 @@ import { expect, type Page } from "@playwright/test";
 import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { randomBytes } from "node:crypto";
-import { e2eEnv } from "./env";
+import { callbackPort, e2eEnv } from "./env";
 
 /** Runs the app's admin CLI against the e2e database and returns its JSON output. */
 export function cli<T = Record<string, unknown>>(...args: string[]): T {
@@ -30,7 +30,7 @@ export async function signIn(page: Page, email: string, password = PASSWORD, pat
 
 /** The example client's redirect URI, served by a tiny HTTP server of the test (Playwright's request
  * interception does not see the targets of redirects). */
-export const CALLBACK = "http://localhost:4999/callback";
+export const CALLBACK = `http://localhost:${callbackPort}/callback`;
 
 export async function startCallbackServer(): Promise<() => Promise<void>> {
   const server = createServer((req, res) => {
@@ -43,7 +43,7 @@ export async function startCallbackServer(): Promise<() => Promise<void>> {
       : "";
     res.end(`<!doctype html><title>Callback</title><p>callback reached</p>${spa}`);
   });
-  await new Promise<void>((resolve) => server.listen(4999, resolve));
+  await new Promise<void>((resolve) => server.listen(callbackPort, resolve));
   return () => new Promise((resolve) => server.close(() => resolve()));
 }
 

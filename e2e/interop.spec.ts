@@ -5,7 +5,7 @@ import { expect, test } from "@playwright/test";
 import * as openid from "openid-client";
 import * as oauth from "oauth4webapi";
 import { AuthorizationCode, ResourceOwnerPassword } from "simple-oauth2";
-import { baseURL } from "./env";
+import { baseURL, callbackPort } from "./env";
 import { approveInBrowser, CALLBACK, cli, newUser, signIn, startCallbackServer } from "./helpers";
 
 type Registered = { client_id: string; client_secret: string | null };
@@ -138,7 +138,7 @@ test.describe("simple-oauth2", () => {
 test.describe("a browser-only client reading the implicit fragment", () => {
   test("gets the token from its fragment and calls the API cross-origin with it (CORS preflight)", async ({ page }) => {
     const user = newUser();
-    const spa = "http://localhost:4999/spa";
+    const spa = `http://localhost:${callbackPort}/spa`;
     const registered = client("implicit", newUser().email, spa);
     await signIn(page, user.email);
     await expect(page.getByText("Signed in as")).toBeVisible();

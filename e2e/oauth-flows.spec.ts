@@ -4,7 +4,7 @@
 // client on /settings/clients and disconnecting an app on /settings/apps.
 import { expect, test } from "@playwright/test";
 import * as oauth from "oauth4webapi";
-import { baseURL } from "./env";
+import { baseURL, callbackPort } from "./env";
 import { CALLBACK, cli, expectAt, newUser, signIn, startCallbackServer } from "./helpers";
 
 let stopCallbackServer: () => Promise<void>;
@@ -77,7 +77,7 @@ test("authorization code flow: sign-in, consent, redirect with code, exchange wi
 
   await expect(page.getByRole("heading", { name: "Allow Photo Printer to access your account?" })).toBeVisible();
   await expect(page.getByText("registered by Client Owner")).toBeVisible();
-  await expect(page.getByText("localhost:4999")).toBeVisible();
+  await expect(page.getByText(`localhost:${callbackPort}`)).toBeVisible();
   await expect(page.getByText("Also create bundles and permission requests")).toBeVisible();
   await page.getByRole("button", { name: "Approve" }).click();
   await expectAt(page, CALLBACK);
