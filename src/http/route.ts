@@ -3,7 +3,9 @@
 // logged with a request id and answered {"error": "server_error"}. Handlers stay plain
 // (Request, context) => Promise<Response> so that they run anywhere a Web Request does.
 import { randomUUID } from "node:crypto";
+import { clientAddress } from "@/http/client-address";
 import { ApiError, methodNotAllowed } from "@/http/errors";
+import { runWithRequestContext } from "@/http/request-context";
 import { json } from "@/http/respond";
 import { log, redact } from "@/server/log";
 
@@ -85,7 +87,7 @@ export function route(handlers: Partial<Record<Method, Handler>>, options: Route
         } else {
           const handler = handlers[method];
           if (!handler) throw methodNotAllowed(allow, kind === "oauth" ? "invalid_request" : "method not allowed");
-          response = await handler(request, context);
+          response = await runWithRequestContext({ ip: clientAddress(request) }, () => handler(request, context));
         }
       } catch (error) {
         response = errorResponse(error, request, kind);

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { recordEvent, recordEventInTx } from "@/audit/record-event";
+import { runWithRequestContext } from "@/http/request-context";
+import { db, write } from "@/server/db";
+
+async function eventsOfType(type: string) {
+  return (await db()).auditEvent.findMany({ where: { type }, orderBy: { id: "asc" } });
+}
+
+describe("audit events (CONTRACT.md 11)", () => {
+  it("takes the client address from the request context when none is given", async () => {
+    await runWithRequestContext({ ip: "203.0.113.7" }, () => recordEvent({ type: "signin.failed", userId: 41, detail: { reason: "bad password" } }));
+    const [row] = (await eventsOfType("signin.failed")).filter((event) => event.userId === 41);
+    expect(row).toMatchObject({ type: "signin.failed", userId: 41, ip: "203.0.113.7" });
+    expect(JSON.parse(row!.detail!)).toEqual({ reason: "bad password" });
+  });
+
+  it("rolls back with the change it records", async () => {
+    await expect(
+      write(async (tx) => {
+        await recordEventInTx(tx, { type: "client.deleted", clientId: "rolled-back-client" });
+        throw new Error("the change failed");
+      }),
+    ).rejects.toThrow("the change failed");
+    expect((await eventsOfType("client.deleted")).some((event) => event.clientId === "rolled-back-client")).toBe(false);
+  });
+
+  it("never stores a token that a detail string carries in a path or query", async () => {
+    await recordEvent({ type: "token.revoked", userId: 42, detail: { path: "/api/oauth2token/abcDEF123-secret/?code=xyz" } });
+    const [row] = (await eventsOfType("token.revoked")).filter((event) => event.userId === 42);
+    expect(row!.detail).not.toContain("abcDEF123-secret");
+    expect(row!.detail).not.toContain("xyz");
+  });
+});
