@@ -237,6 +237,9 @@ async function validate(query: URLSearchParams, client: Client & { owner: User }
   if (nonce !== null && nonce.length > 500) throw new OAuthError("invalid_request", {}, "nonce longer than 500 characters");
   const prompt = parsePrompt(single(query, "prompt"));
   const maxAge = seconds(query, "max_age");
+  // Set by this endpoint on the way to re-authentication (loginRedirect); one in the future could never be met.
+  const authAfter = seconds(query, "auth_after");
+  if (authAfter !== null && authAfter > Math.floor(nowMs() / 1000) + 60) throw new OAuthError("invalid_request", {}, "auth_after in the future");
   return {
     clientId: client.clientId,
     responseType,
@@ -249,6 +252,6 @@ async function validate(query: URLSearchParams, client: Client & { owner: User }
     // max_age=0 asks for a fresh sign-in, as prompt=login does (OpenID Connect Core 3.1.2.1).
     prompt: maxAge === 0 && !prompt.has("none") ? new Set([...prompt, "login"]) : prompt,
     maxAge,
-    authAfter: seconds(query, "auth_after"),
+    authAfter,
   } as const;
 }

@@ -359,6 +359,7 @@ describe("prompt and max_age", () => {
     ["prompt=none with another value", { prompt: "none login" }, ""],
     ["a malformed max_age", { max_age: "-1" }, ""],
     ["a repeated nonce", { nonce: "a" }, "&nonce=b"],
+    ["an auth_after in the future, which no sign-in could meet", { auth_after: String(seconds() + 3600) }, ""],
   ])("refuses %s with invalid_request on the redirect", async (_name, params, extra) => {
     const s = await setup();
     const url = authorizeUrl(s, params) + extra;
