@@ -164,12 +164,12 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
 
   const stateValues = query.getAll("state");
   const target: Target = { redirectUri, mode, state: stateValues.length === 1 && stateValues[0] ? stateValues[0] : null };
+  const user = await sessionUserFromRequest(request);
   try {
     const validated = await validate(query, client, target);
     const { prompt, maxAge: _maxAge, authAfter: _authAfter, ...fields } = validated;
     // prompt=none never shows a page (OpenID Connect Core 3.1.2.6): it answers with an error instead.
     const silent = prompt.has("none");
-    const user = await sessionUserFromRequest(request);
     if (!user || needsLogin(validated, user.authTime)) {
       // Back to this same request after sign-in; the optional client_secret (already checked) is left out.
       return silent ? errorRedirect(target, "login_required") : loginRedirect(url, user !== null || validated.prompt.has("login") || validated.maxAge !== null);
