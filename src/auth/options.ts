@@ -1,8 +1,10 @@
 // next-auth (v4) for the browser session: a credentials provider over our users, JWT sessions in an
 // encrypted cookie. The token carries the user's id and session version; bumping the version ("sign out
-// everywhere") ends every session at once (see src/auth/session.ts).
+// everywhere") ends every session at once (see src/auth/session.ts). It also carries `auth_time`, when the
+// person last typed their password (OpenID Connect's auth_time, max_age and prompt=login, CONTRACT.md 9).
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
+import { nowMs } from "@/clock";
 import { env } from "@/env";
 import { signInWithPassword } from "@/users/sign-in";
 
@@ -35,6 +37,7 @@ export function authOptions(): NextAuthOptions {
         if (user) {
           token.uid = Number(user.id);
           token.sv = (user as { sv?: number }).sv ?? 0;
+          token.auth_time = Math.floor(nowMs() / 1000);
         }
         return token;
       },

@@ -19,6 +19,7 @@ export type PruneCounts = {
   grants: number;
   failed_attempts: number;
   permission_requests: number;
+  device_authorizations: number;
 };
 
 /**
@@ -63,6 +64,10 @@ export async function pruneTokens(): Promise<PruneCounts> {
     }),
   );
 
+  // Device authorizations (RFC 8628) a day past their expiry: a late poll of one is then invalid_grant
+  // instead of expired_token. The tokens they gave belong to their grants and stay.
+  const devices = await write((tx) => tx.deviceAuthorization.deleteMany({ where: { expiresAt: { lt: tokenCutoff } } }));
+
   return {
     access_tokens: accessTokens.count,
     refresh_tokens: refreshTokens.count,
@@ -70,5 +75,6 @@ export async function pruneTokens(): Promise<PruneCounts> {
     grants: grants.count,
     failed_attempts: failedAttempts.count,
     permission_requests: requests.count,
+    device_authorizations: devices.count,
   };
 }

@@ -17,7 +17,7 @@ import { issueTokens, revokeGrant, type TokenRecord } from "@/oauth/tokens";
 export const GRANT_TYPE = "refresh_token";
 
 /** Client grants whose tokens come with refresh tokens (CONTRACT.md 2). */
-const REFRESHABLE = new Set(["authorization_code", "password"]);
+const REFRESHABLE = new Set(["authorization_code", "password", "device_code"]);
 
 class LostClaim extends Error {}
 
