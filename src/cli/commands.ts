@@ -153,6 +153,8 @@ function tokensPrune(values: Record<string, unknown>): Task {
       plural(counts.grants, "grant"),
       plural(counts.failed_attempts, "failed password attempt"),
       plural(counts.permission_requests, "permission request"),
+      plural(counts.account_tokens, "account token"),
+      plural(counts.mail_messages, "mail message"),
     ];
     return { json: counts, text: `Pruned ${parts.join(", ")}.` };
   };
@@ -202,7 +204,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   "tokens:prune": {
     usage: "tokens:prune",
-    summary: "Delete expired and revoked tokens, codes and grants, old failed attempts and ended permission requests.",
+    summary: "Delete expired and revoked tokens, codes and grants, old failed attempts, ended permission requests and account tokens, and their mail.",
     options: {},
     prepare: tokensPrune,
   },
