@@ -4,6 +4,7 @@
 // noLinks() (CONTRACT.md 14) and renders a second copy without the link to keep once the mail was sent;
 // PreviewProps for `email dev`.
 import { Body, Button, Container, Head, Heading, Hr, Html, Link, Preview, Section, Text } from "@react-email/components";
+import { LINK_REMOVED_NOTE } from "./link-removed";
 
 export type PermissionRequestEmailProps = {
   targetName: string;
@@ -29,8 +30,6 @@ export function permissionRequestSummary(props: Pick<PermissionRequestEmailProps
     : `${props.requesterName} asks you to give ${props.allowedName} access to your bundle "${props.bundleName}"`;
 }
 
-/** What the stored copy says where the link was (CONTRACT.md 14: no live token at rest once sent). */
-export const LINK_REMOVED_NOTE = "(The link was removed from the stored copy of this e-mail once it was sent; it is only in the e-mail that was delivered.)";
 
 const body = { backgroundColor: "#f6f7f9", fontFamily: "-apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif" };
 const container = { backgroundColor: "#ffffff", margin: "24px auto", padding: "24px 32px", maxWidth: "560px", borderRadius: "8px" };

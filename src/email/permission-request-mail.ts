@@ -3,25 +3,13 @@
 // transaction holds nothing but database calls (STACK.md). Names people chose pass through noLinks() so that
 // mail clients do not link them (CONTRACT.md 14), and a second copy without the link is rendered for the
 // outbox to keep once the provider accepted the mail (src/email/deliver.ts).
-import { createElement, type ReactElement } from "react";
-import { render } from "@react-email/render";
+import { createElement } from "react";
 import PermissionRequestEmail, { permissionRequestSummary, type PermissionRequestEmailProps } from "@emails/permission-request";
 import { noLinks } from "@/email/no-links";
 import type { OutgoingMail } from "@/email/outbox";
+import { oneLine, renderHtmlAndText } from "@/email/render";
 
-/** "2026-11-29 14:05 UTC": unambiguous wherever the reader is. */
-export function formatExpiry(date: Date): string {
-  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}
-
-/** A subject is one line whatever the names hold. */
-export const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
-
-/** One e-mail component as HTML and as plain text. */
-export async function renderHtmlAndText(element: ReactElement): Promise<{ html: string; text: string }> {
-  const [html, text] = await Promise.all([render(element), render(element, { plainText: true })]);
-  return { html, text };
-}
+export { formatExpiry } from "@/email/render";
 
 export async function renderPermissionRequestMail(to: string, props: PermissionRequestEmailProps): Promise<OutgoingMail> {
   const safe: PermissionRequestEmailProps = {

@@ -230,7 +230,7 @@ describe("the mail a permission request writes (CONTRACT.md 14; issue 13 finding
 
   it("keeps the link while the mail is unsent, and replaces it by a note once the provider accepted it", async () => {
     const { deliverDue } = await import("@/email/deliver");
-    const { LINK_REMOVED_NOTE } = await import("@emails/permission-request");
+    const { LINK_REMOVED_NOTE } = await import("@emails/link-removed");
     const s = await scene();
     const res = await ask(s);
     expect(res.status).toBe(201);
