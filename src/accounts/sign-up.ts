@@ -47,21 +47,27 @@ export async function signUp(input: TSignUp & { ip: string }): Promise<SignUpRes
     if (error instanceof ApiError && error.status === 429) await recordEvent({ type: "rate_limited", ip: input.ip, detail: { limit: "signup" } });
     throw error;
   }
-  const passwordHash = await hashPassword(password);
-  const existing = await (await db()).user.findUnique({ where: { email } });
+  // Both paths do the same expensive work (hash the password, render both mails), so that the time taken
+  // does not tell whether the address has an account.
+  const [passwordHash, existing] = await Promise.all([hashPassword(password), (await db()).user.findUnique({ where: { email } })]);
+  const person = { name: existing?.name ?? name ?? email.split("@")[0]!, email };
+  const token = randomSecret();
+  const [confirmation, note] = await Promise.all([
+    renderVerifyEmail(person, token, new Date(nowMs() + VERIFY_EMAIL_TTL_MS)),
+    renderSignupAttempt(person),
+  ]);
   if (!existing) {
-    const created = await createUnconfirmed({ email, name: name ?? email.split("@")[0]!, passwordHash, limitKey });
+    const created = await createUnconfirmed({ ...person, passwordHash, limitKey, token, mail: confirmation });
     if (created) return { email };
     // A concurrent sign-up with the same address won: answer as for an existing account.
   }
-  await noteAttempt(email, limitKey);
+  await noteAttempt(email, limitKey, note);
   return { email };
 }
 
 /** The new account and its confirmation mail, in one transaction; false if the address was taken meanwhile. */
-async function createUnconfirmed(options: { email: string; name: string; passwordHash: string; limitKey: string }): Promise<boolean> {
-  const token = randomSecret();
-  const mail = await renderVerifyEmail(options, token, new Date(nowMs() + VERIFY_EMAIL_TTL_MS));
+async function createUnconfirmed(options: { email: string; name: string; passwordHash: string; limitKey: string; token: string; mail: OutgoingMail }): Promise<boolean> {
+  const { token, mail } = options;
   let mailId: number | null;
   try {
     mailId = await write(async (tx) => {
@@ -80,9 +86,10 @@ async function createUnconfirmed(options: { email: string; name: string; passwor
 }
 
 /** Someone signed up with an address that has an account: tell a confirmed owner; never the unconfirmed. */
-async function noteAttempt(email: string, limitKey: string): Promise<void> {
+async function noteAttempt(email: string, limitKey: string, note: OutgoingMail): Promise<void> {
   const user = await (await db()).user.findUniqueOrThrow({ where: { email } });
-  const mail: OutgoingMail | null = user.emailVerifiedAt ? await renderSignupAttempt(user) : null;
+  // The note was rendered with the name of the account found first; a concurrent sign-up's is the same address.
+  const mail = user.emailVerifiedAt ? note : null;
   const mailId = await write(async (tx) => {
     await recordFailuresInTx(tx, [limitKey]);
     if (!mail || !(await accountMailAllowed(tx, email))) return null;
