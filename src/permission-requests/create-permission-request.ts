@@ -99,11 +99,11 @@ async function create(principal: Principal, input: ReturnType<typeof ZCreatePerm
 
   // From here every refusal depends on who owns or may read the bundle: the same 400, unless the requester
   // is the allowed user or the owner, who know the answer already.
+  // Both facts are read before either is used, so that the refusals also take the same time.
   const mayKnow = requester.id === bundle.ownerId || requester.id === allowed.id;
+  const permissions = await client.bundlePermission.count({ where: { bundleId: bundle.id, userAllowedId: allowed.id } });
+  const hasAccess = allowed.id === bundle.ownerId || permissions > 0;
   if (!target || target.id !== bundle.ownerId || target.emailVerifiedAt === null) throw badRequest(CANNOT_GRANT);
-  const hasAccess =
-    allowed.id === bundle.ownerId ||
-    (await client.bundlePermission.count({ where: { bundleId: bundle.id, userAllowedId: allowed.id } })) > 0;
   if (hasAccess) throw mayKnow ? conflict(ALREADY_HAS_ACCESS) : badRequest(CANNOT_GRANT);
 
   // Everything but database calls happens before the transaction: the token, the link, the rendered mail.
