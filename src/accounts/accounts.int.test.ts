@@ -82,6 +82,14 @@ describe("sign-up", () => {
     expect(await userByEmail(email)).toMatchObject({ name: "First", emailVerifiedAt: null });
   });
 
+  it("gives concurrent sign-ups with one new address one account, one confirmation, and the same answer", async () => {
+    const email = uniqueEmail("race");
+    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => signUp({ email, name: `Racer ${i}`, password: "a long password", ip: ipFor() })));
+    expect(answers).toEqual(Array.from({ length: 5 }, () => ({ email })));
+    expect(await (await db()).user.count({ where: { email } })).toBe(1);
+    expect((await listMail({ to: email })).map((mail) => mail.subject)).toEqual(["Confirm your e-mail address"]);
+  });
+
   it("stores the confirmation token only as its digest", async () => {
     const email = uniqueEmail();
     await signUp({ email, password: "a long password", ip: ipFor() });

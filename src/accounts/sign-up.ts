@@ -61,7 +61,7 @@ export async function signUp(input: TSignUp & { ip: string }): Promise<SignUpRes
     if (created) return { email };
     // A concurrent sign-up with the same address won: answer as for an existing account.
   }
-  await noteAttempt(email, limitKey, note);
+  await noteAttempt(email, limitKey, existing ? note : null);
   return { email };
 }
 
@@ -86,10 +86,10 @@ async function createUnconfirmed(options: { email: string; name: string; passwor
 }
 
 /** Someone signed up with an address that has an account: tell a confirmed owner; never the unconfirmed. */
-async function noteAttempt(email: string, limitKey: string, note: OutgoingMail): Promise<void> {
+async function noteAttempt(email: string, limitKey: string, note: OutgoingMail | null): Promise<void> {
   const user = await (await db()).user.findUniqueOrThrow({ where: { email } });
-  // The note was rendered with the name of the account found first; a concurrent sign-up's is the same address.
-  const mail = user.emailVerifiedAt ? note : null;
+  // `note` greets the account found at first; after losing a race to a concurrent sign-up it is rendered anew.
+  const mail = user.emailVerifiedAt ? (note ?? (await renderSignupAttempt(user))) : null;
   const mailId = await write(async (tx) => {
     await recordFailuresInTx(tx, [limitKey]);
     if (!mail || !(await accountMailAllowed(tx, email))) return null;
