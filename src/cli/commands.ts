@@ -155,6 +155,8 @@ function tokensPrune(values: Record<string, unknown>): Task {
       plural(counts.failed_attempts, "failed password attempt"),
       plural(counts.permission_requests, "permission request"),
       plural(counts.device_authorizations, "device authorization"),
+      plural(counts.account_tokens, "account token"),
+      plural(counts.mail_messages, "mail message"),
     ];
     return { json: counts, text: `Pruned ${parts.join(", ")}.` };
   };
@@ -223,7 +225,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   "tokens:prune": {
     usage: "tokens:prune",
-    summary: "Delete expired and revoked tokens, codes and grants, old failed attempts and ended permission requests.",
+    summary: "Delete expired and revoked tokens, codes and grants, old failed attempts, ended permission requests and account tokens, and their mail.",
     options: {},
     prepare: tokensPrune,
   },

@@ -134,6 +134,18 @@ function unknownClientPage(): Response {
   return htmlErrorPage(400, "Unknown application", "This sign-in link names an application that is not registered here. Go back to the application and try again.");
 }
 
+function invalidRequestPage(code: OAuthErrorCode, clientId: string): Response {
+  return htmlErrorPage(
+    400,
+    "Invalid sign-in request",
+    "The application sent a sign-in request that cannot be handled. Go back to the application and try again.",
+    [
+      ["Error", code],
+      ["client_id", clientId],
+    ],
+  );
+}
+
 export async function handleAuthorizationRequest(request: Request): Promise<Response> {
   const url = new URL(request.url);
   const query = url.searchParams;
@@ -182,7 +194,12 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
     return redirect(`/consent?request=${encodeURIComponent(sealRequest(authorization))}`);
   } catch (error) {
     if (error instanceof OAuthError) {
-      log.info("authorization request refused", { client: client.clientId, error: error.code, detail: error.detail });
+      log.info("authorization request refused", { client: client.clientId, error: error.code, detail: error.detail, signedIn: user !== null });
+      // RFC 9700 4.11.2 (CONTRACT.md 14): a signed-out visitor's invalid request gets the error page, so that
+      // nobody can use this endpoint to bounce people to a client's registered URI without a sign-in.
+      // Hook for prompt=none (issue 9, CONTRACT.md 9): its `login_required` is the one error that still
+      // redirects a signed-out visitor; it is not a validation failure and is answered before this point.
+      if (!user) return invalidRequestPage(error.code, client.clientId);
       return errorRedirect(target, error.code);
     }
     throw error;

@@ -31,7 +31,7 @@ afterEach(() => resetClock());
 async function setup(options: { grantType?: "authorization_code" | "implicit" | "password" | "device_code"; isPublic?: boolean; verified?: boolean; authTime?: number | null } = {}) {
   const owner = await makeUser({ name: "Relying Party Owner" });
   const user = await makeUser({ name: "Olivia Openid" });
-  if (options.verified ?? true) await write((tx) => tx.user.update({ where: { id: user.id }, data: { emailVerifiedAt: new Date(nowMs()) } }));
+  await write((tx) => tx.user.update({ where: { id: user.id }, data: { emailVerifiedAt: (options.verified ?? true) ? new Date(nowMs()) : null } }));
   const client = await makeClient({ ownerId: owner.id, grantType: options.grantType ?? "authorization_code", isPublic: options.isPublic ?? false });
   const authTime = options.authTime === undefined ? seconds() - 120 : options.authTime;
   return { owner, user, client, authTime, cookie: await sessionCookie(user, 0, authTime) };
