@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { clientAddress } from "@/http/client-address";
 import { ApiError, methodNotAllowed } from "@/http/errors";
-import { runWithRequestContext } from "@/http/request-context";
+import { requestContext, runWithRequestContext } from "@/http/request-context";
 import { json } from "@/http/respond";
 import { log, redact } from "@/server/log";
 
@@ -87,7 +87,8 @@ export function route(handlers: Partial<Record<Method, Handler>>, options: Route
         } else {
           const handler = handlers[method];
           if (!handler) throw methodNotAllowed(allow, kind === "oauth" ? "invalid_request" : "method not allowed");
-          response = await runWithRequestContext({ ip: clientAddress(request) }, () => handler(request, context));
+          // Keeps what the fast lane put in the context (its after-response queue); adds the client address.
+          response = await runWithRequestContext({ ...requestContext(), ip: clientAddress(request) }, () => handler(request, context));
         }
       } catch (error) {
         response = errorResponse(error, request, kind);
