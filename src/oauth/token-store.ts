@@ -1,0 +1,254 @@
+// The hot token statements, in one place and below Prisma (issue 8): a Prisma point read costs 0.2-0.4 ms of
+// CPU where a prepared statement on the driver costs microseconds (STACK.md). Prisma stays for everything
+// else. Each runs as ONE statement (on SQLite, one synchronous transaction, which nothing can interleave),
+// on the connection Prisma already holds (src/server/db.ts):
+// - bearerToken: the access token joined with what the handler needs next (the user, the client's
+//   first-party flag) and the grant's revocation (CONTRACT.md 1);
+// - tokenByValue: an access or refresh token by value for introspection and revocation (RFC 7662, 7009);
+// - rotateRefreshToken: the whole refresh rotation (RFC 6749 6, RFC 9700 4.14.2; CONTRACT.md 4).
+//
+// Single use holds as before. SQLite: the rotation is one BEGIN IMMEDIATE transaction that reads, decides,
+// claims and issues while holding the database's write lock; in-process it also excludes Prisma's
+// transactions (db.ts), across processes SQLite's lock does. PostgreSQL: the rules are checked on a plain read;
+// then one statement locks the grant row (as revocation does first: src/oauth/tokens.ts revokeGrantInTx), claims
+// the token only if it is still unused and unrevoked, and inserts the new tokens only from that claim, so of N
+// concurrent uses exactly one inserts; a revocation either waits for the rotation and then revokes its new
+// tokens, or wins the grant row first and the rotation claims nothing.
+import type BetterSqlite3 from "better-sqlite3";
+import pg from "pg";
+import { driver } from "@/server/db";
+
+export type BearerToken = {
+  userId: number;
+  clientId: number;
+  scopes: string;
+  userName: string;
+  userEmail: string;
+  firstParty: boolean;
+};
+
+export type TokenByValue = {
+  kind: "access_token" | "refresh_token";
+  id: number;
+  grantId: number;
+  clientId: number;
+  scopes: string;
+  createdAt: Date;
+  expiresAt: Date;
+  revokedAt: Date | null;
+  usedAt: Date | null;
+  user: { id: number; email: string };
+};
+
+export type RefreshTokenRow = {
+  id: number;
+  grantId: number;
+  clientId: number;
+  userId: number;
+  scopes: string;
+  expiresAt: Date;
+  usedAt: Date | null;
+  revokedAt: Date | null;
+};
+
+/** A token row to insert (its digest; the value itself is never stored). */
+export type NewTokenRow = { digest: string; grantId: number; clientId: number; userId: number; scopes: string; createdAt: Date; expiresAt: Date };
+
+/** A security event to write in the rotation's own transaction (src/audit/record-event.ts auditRow()). */
+export type AuditRow = { type: string; at: Date; userId: number | null; clientId: string | null; ip: string | null; detail: string | null };
+
+export type RotationPlan = { at: Date; access: NewTokenRow; refresh: NewTokenRow; audit: AuditRow | null };
+
+/** The claim was lost: another use took the token first, or the grant was revoked meanwhile. */
+export class LostRotation extends Error {
+  constructor(readonly grantId: number) {
+    super("refresh token claimed concurrently");
+  }
+}
+
+// --- SQLite -----------------------------------------------------------------------------------------------
+
+// Prisma's better-sqlite3 adapter stores DateTime as ISO 8601 text with "+00:00"; text in that one format
+// compares in time order.
+const sqliteTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
+const sqliteDate = (value: string | null) => (value === null ? null : new Date(value));
+
+const SQL = {
+  bearer: `SELECT t."userId", t."clientId", t."scopes", u."name" AS "userName", u."email" AS "userEmail", c."firstParty"
+    FROM "AccessToken" t
+    JOIN "Grant" g ON g."id" = t."grantId"
+    JOIN "User" u ON u."id" = t."userId"
+    JOIN "Client" c ON c."id" = t."clientId"
+    WHERE t."digest" = ? AND t."revokedAt" IS NULL AND t."expiresAt" > ? AND g."revokedAt" IS NULL`,
+  byValue: `SELECT * FROM (
+      SELECT 'access_token' AS "kind", t."id", t."grantId", t."clientId", t."scopes", t."createdAt", t."expiresAt",
+        t."revokedAt", NULL AS "usedAt", u."id" AS "userId", u."email" AS "userEmail"
+      FROM "AccessToken" t JOIN "User" u ON u."id" = t."userId" WHERE t."digest" = ?
+      UNION ALL
+      SELECT 'refresh_token', r."id", r."grantId", r."clientId", r."scopes", r."createdAt", r."expiresAt",
+        r."revokedAt", r."usedAt", u."id", u."email"
+      FROM "RefreshToken" r JOIN "User" u ON u."id" = r."userId" WHERE r."digest" = ?
+    ) ORDER BY CASE "kind" WHEN ? THEN 0 ELSE 1 END LIMIT 1`,
+  refresh: `SELECT "id", "grantId", "clientId", "userId", "scopes", "expiresAt", "usedAt", "revokedAt" FROM "RefreshToken" WHERE "digest" = ?`,
+  touchGrant: `UPDATE "Grant" SET "lastUsedAt" = ? WHERE "id" = ? AND "revokedAt" IS NULL`,
+  claim: `UPDATE "RefreshToken" SET "usedAt" = ? WHERE "id" = ? AND "usedAt" IS NULL AND "revokedAt" IS NULL`,
+  insertAccess: `INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt") VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  insertRefresh: `INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt") VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  insertAudit: `INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail") VALUES (?, ?, ?, ?, ?, ?)`,
+} as const;
+
+type Statements = Record<keyof typeof SQL, BetterSqlite3.Statement>;
+const prepared = new WeakMap<BetterSqlite3.Database, Statements>();
+
+/** Prepared once per connection; plain numbers, not the BigInts the adapter's connection defaults to. */
+function statements(connection: BetterSqlite3.Database): Statements {
+  let found = prepared.get(connection);
+  if (!found) {
+    found = Object.fromEntries(
+      Object.entries(SQL).map(([name, sql]) => {
+        const statement = connection.prepare(sql);
+        return [name, statement.reader ? statement.safeIntegers(false) : statement];
+      }),
+    ) as Statements;
+    prepared.set(connection, found);
+  }
+  return found;
+}
+
+type SqliteDriver = Extract<Awaited<ReturnType<typeof driver>>, { kind: "sqlite" }>;
+
+/** A read on SQLite: at once, unless a Prisma transaction is open on the connection (then after it). */
+function sqliteRead<T>(d: SqliteDriver, read: (s: Statements) => T): T | Promise<T> {
+  const s = statements(d.connection);
+  return d.connection.inTransaction ? d.exclusive(() => read(s)) : read(s);
+}
+
+const tokenRowArgs = (row: NewTokenRow) => [row.digest, row.grantId, row.clientId, row.userId, row.scopes, sqliteTime(row.createdAt), sqliteTime(row.expiresAt)];
+
+function sqliteRotate(d: SqliteDriver, digest: string, decide: (row: RefreshTokenRow | null) => RotationPlan): Promise<void> {
+  const s = statements(d.connection);
+  const rotate = d.connection.transaction(() => {
+    const raw = s.refresh.get(digest) as (Omit<RefreshTokenRow, "expiresAt" | "usedAt" | "revokedAt"> & Record<"expiresAt" | "usedAt" | "revokedAt", string | null>) | undefined;
+    const row = raw ? { ...raw, expiresAt: sqliteDate(raw.expiresAt)!, usedAt: sqliteDate(raw.usedAt), revokedAt: sqliteDate(raw.revokedAt) } : null;
+    const plan = decide(row); // throws to refuse; nothing has been written
+    const at = sqliteTime(plan.at);
+    if (s.touchGrant.run(at, row!.grantId).changes !== 1) throw new LostRotation(row!.grantId);
+    if (s.claim.run(at, row!.id).changes !== 1) throw new LostRotation(row!.grantId);
+    s.insertAccess.run(...tokenRowArgs(plan.access));
+    s.insertRefresh.run(...tokenRowArgs(plan.refresh));
+    if (plan.audit) {
+      const a = plan.audit;
+      s.insertAudit.run(a.type, sqliteTime(a.at), a.userId, a.clientId, a.ip, a.detail);
+    }
+  });
+  return d.exclusive(() => rotate.immediate());
+}
+
+// --- PostgreSQL -------------------------------------------------------------------------------------------
+
+// timestamp(3) columns hold UTC wall time (as Prisma writes them). Parameters go as ISO text, whose "Z" a
+// timestamp without time zone ignores; results are read as UTC, whatever the process's time zone.
+const TIMESTAMP_OID = 1114;
+const pgTypes = {
+  getTypeParser: (oid: number, format?: string) =>
+    oid === TIMESTAMP_OID ? (value: string) => new Date(value.replace(" ", "T") + "Z") : pg.types.getTypeParser(oid, format as "text"),
+} as pg.CustomTypesConfig;
+const pgTime = (date: Date) => date.toISOString();
+
+const PG = {
+  bearer: `SELECT t."userId", t."clientId", t."scopes", u."name" AS "userName", u."email" AS "userEmail", c."firstParty"
+    FROM "AccessToken" t
+    JOIN "Grant" g ON g."id" = t."grantId"
+    JOIN "User" u ON u."id" = t."userId"
+    JOIN "Client" c ON c."id" = t."clientId"
+    WHERE t."digest" = $1 AND t."revokedAt" IS NULL AND t."expiresAt" > $2 AND g."revokedAt" IS NULL`,
+  byValue: `SELECT * FROM (
+      SELECT 'access_token' AS "kind", t."id", t."grantId", t."clientId", t."scopes", t."createdAt", t."expiresAt",
+        t."revokedAt", NULL::timestamp(3) AS "usedAt", u."id" AS "userId", u."email" AS "userEmail"
+      FROM "AccessToken" t JOIN "User" u ON u."id" = t."userId" WHERE t."digest" = $1
+      UNION ALL
+      SELECT 'refresh_token', r."id", r."grantId", r."clientId", r."scopes", r."createdAt", r."expiresAt",
+        r."revokedAt", r."usedAt", u."id", u."email"
+      FROM "RefreshToken" r JOIN "User" u ON u."id" = r."userId" WHERE r."digest" = $1
+    ) found ORDER BY CASE "kind" WHEN $2 THEN 0 ELSE 1 END LIMIT 1`,
+  refresh: `SELECT "id", "grantId", "clientId", "userId", "scopes", "expiresAt", "usedAt", "revokedAt" FROM "RefreshToken" WHERE "digest" = $1`,
+  // The grant row first (the InitPlan of `claimed` runs `g` before any token row is locked), then the claim,
+  // then inserts that exist only if the claim did.
+  rotate: `WITH g AS (
+      UPDATE "Grant" SET "lastUsedAt" = $1::timestamp(3) WHERE "id" = $2::int AND "revokedAt" IS NULL RETURNING "id"
+    ), claimed AS (
+      UPDATE "RefreshToken" SET "usedAt" = $1::timestamp(3)
+      WHERE "id" = $3::int AND "usedAt" IS NULL AND "revokedAt" IS NULL AND EXISTS (SELECT 1 FROM g) RETURNING "id"
+    ), access AS (
+      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
+      SELECT $4::text, $2::int, $5::int, $6::int, $7::text, $1::timestamp(3), $8::timestamp(3) FROM claimed RETURNING "id"
+    ), refresh AS (
+      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
+      SELECT $9::text, $2::int, $5::int, $6::int, $10::text, $1::timestamp(3), $11::timestamp(3) FROM claimed RETURNING "id"
+    ), audit AS (
+      INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail")
+      SELECT $12::text, $1::timestamp(3), $6::int, $13::text, $14::text, $15::text FROM claimed WHERE $12::text IS NOT NULL RETURNING "id"
+    )
+    SELECT count(*)::int AS "claimed" FROM claimed`,
+} as const;
+
+const pgQuery = async <T extends pg.QueryResultRow>(pool: pg.Pool, name: keyof typeof PG, values: unknown[]): Promise<T[]> =>
+  (await pool.query<T>({ name: `token-store-${name}`, text: PG[name], values, types: pgTypes })).rows;
+
+async function pgRotate(pool: pg.Pool, digest: string, decide: (row: RefreshTokenRow | null) => RotationPlan): Promise<void> {
+  const [row] = await pgQuery<RefreshTokenRow>(pool, "refresh", [digest]);
+  const plan = decide(row ?? null); // throws to refuse; nothing has been written
+  const { access, refresh, audit } = plan;
+  const [result] = await pgQuery<{ claimed: number }>(pool, "rotate", [
+    pgTime(plan.at), row!.grantId, row!.id,
+    access.digest, access.clientId, access.userId, access.scopes, pgTime(access.expiresAt),
+    refresh.digest, refresh.scopes, pgTime(refresh.expiresAt),
+    audit?.type ?? null, audit?.clientId ?? null, audit?.ip ?? null, audit?.detail ?? null,
+  ]);
+  if (result?.claimed !== 1) throw new LostRotation(row!.grantId);
+}
+
+// --- The statements ---------------------------------------------------------------------------------------
+
+/** The live access token for a digest (not expired at `at`, neither it nor its grant revoked), or null. */
+export async function bearerToken(digest: string, at: Date): Promise<BearerToken | null> {
+  const d = await driver();
+  if (d.kind === "postgresql") {
+    const [row] = await pgQuery<BearerToken>(d.pool, "bearer", [digest, pgTime(at)]);
+    return row ?? null;
+  }
+  const row = (await sqliteRead(d, (s) => s.bearer.get(digest, sqliteTime(at)))) as (Omit<BearerToken, "firstParty"> & { firstParty: number }) | undefined;
+  return row ? { ...row, firstParty: row.firstParty === 1 } : null;
+}
+
+/** An access or refresh token by digest, live or not, looking first where `hint` says (RFC 7009 2.1). */
+export async function tokenByValue(digest: string, hint: string | undefined): Promise<TokenByValue | null> {
+  const d = await driver();
+  type Raw = Omit<TokenByValue, "user"> & { userId: number; userEmail: string };
+  let raw: Raw | undefined;
+  if (d.kind === "postgresql") {
+    [raw] = await pgQuery<Raw>(d.pool, "byValue", [digest, hint ?? "access_token"]);
+  } else {
+    const row = (await sqliteRead(d, (s) => s.byValue.get(digest, digest, hint ?? "access_token"))) as Record<string, unknown> | undefined;
+    raw = row && {
+      ...(row as Raw),
+      createdAt: sqliteDate(row.createdAt as string)!,
+      expiresAt: sqliteDate(row.expiresAt as string)!,
+      revokedAt: sqliteDate(row.revokedAt as string | null),
+      usedAt: sqliteDate(row.usedAt as string | null),
+    };
+  }
+  if (!raw) return null;
+  const { userId, userEmail, ...token } = raw;
+  return { ...token, user: { id: userId, email: userEmail } };
+}
+
+/**
+ * Rotates a refresh token: reads it by digest, lets `decide` apply the grant's rules (it throws to refuse,
+ * and nothing is written), then claims it and inserts the new tokens (and the audit event) together.
+ * Throws LostRotation when the claim was lost to a concurrent use or revocation.
+ */
+export async function rotateRefreshToken(digest: string, decide: (row: RefreshTokenRow | null) => RotationPlan): Promise<void> {
+  const d = await driver();
+  return d.kind === "postgresql" ? pgRotate(d.pool, digest, decide) : sqliteRotate(d, digest, decide);
+}
