@@ -578,7 +578,7 @@ async function main(): Promise<void> {
   Object.assign(process.env, serverEnv);
 
   console.error(`Starting npm start (WORKERS=${options.workers}), next start and a bare node:http server on ${database.kind}...`);
-  const app = startProcess("npm start", join(ROOT, "node_modules", ".bin", "tsx"), ["scripts/serve.ts", "start"], serverEnv);
+  const app = startProcess("npm start", process.execPath, ["--import", "tsx", "scripts/serve.ts", "start"], serverEnv);
   cleanups.push(app.stop);
   await waitForHealth(bases.app, app); // migrated by now
   const plainNext = startProcess("next start", process.execPath, [join(ROOT, "node_modules", "next", "dist", "bin", "next"), "start", "--port", String(options.port + 1)], {

@@ -3,9 +3,11 @@
 // database is seeded with demo users and clients whose credentials are printed once.
 //
 // `start` then runs the custom server (src/server/server.ts: Next.js for pages, the fast lane for /api) in
-// this process, or with WORKERS=n, n cluster workers on one port (src/server/workers.ts); each worker runs
-// this file again and goes straight to serving, since the primary checked and migrated. `dev` stays
-// `next dev`, `build` `next build`.
+// this process, or with WORKERS=n, n workers behind a primary that accepts the connections
+// (src/server/workers.ts); each worker runs this file again and goes straight to serving, since the primary
+// checked and migrated. `dev` stays `next dev`, `build` `next build`. `npm start` runs this file with
+// `node --import tsx` (not the tsx command, whose parent process relays signals and kills a child that does
+// not acknowledge one within 30 ms: a busy server would be killed instead of shutting down).
 import { spawn } from "node:child_process";
 import cluster from "node:cluster";
 import { createRequire } from "node:module";
@@ -33,19 +35,28 @@ function runNext(args: string[], extraEnv: Record<string, string> = {}): void {
 
 type Config = import("../src/env").Env;
 
-/** The custom server in this process, until SIGTERM or SIGINT shuts it down gracefully. */
+/**
+ * The custom server in this process, until SIGTERM or SIGINT shuts it down gracefully; in a WORKERS worker,
+ * serving the connections the primary hands over until it says to stop.
+ */
 async function serveHere(config: Config): Promise<void> {
   const { startAppServer } = await import("../src/server/server");
-  const server = await startAppServer({ dir: ROOT, port: config.port, appUrl: config.appUrl });
-  const role = cluster.isWorker ? `worker ${cluster.worker?.id}` : "single process";
-  console.log(`Ready on ${config.appUrl} (port ${server.port}, ${role}, pid ${process.pid})`);
+  const server = await startAppServer({ dir: ROOT, port: config.port, appUrl: config.appUrl, listen: !cluster.isWorker });
+  const exit = (code: number) => process.exit(code);
+  if (cluster.isWorker) {
+    const { serveAsWorker } = await import("../src/server/workers");
+    serveAsWorker(server, exit);
+    console.log(`Ready on ${config.appUrl} (worker ${cluster.worker?.id}, pid ${process.pid})`);
+    return;
+  }
+  console.log(`Ready on ${config.appUrl} (port ${server.port}, single process, pid ${process.pid})`);
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.on(signal, () => {
       server.shutdown(signal).then(
-        () => process.exit(0),
+        () => exit(0),
         (error: unknown) => {
           console.error(`shutdown failed: ${(error as Error).message}`);
-          process.exit(1);
+          exit(1);
         },
       );
     });
@@ -96,7 +107,7 @@ if (mode === "build") {
     } else if (config.workers > 1) {
       const { runPrimary, workerEnvironment } = await import("../src/server/workers");
       console.log(`Starting ${config.workers} workers on port ${config.port}`);
-      runPrimary(config.workers, workerEnvironment(config));
+      runPrimary(config.workers, config.port, workerEnvironment(config));
     } else {
       await serveHere(config);
     }

@@ -6,6 +6,7 @@ import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { env } from "@/env";
 import { db } from "@/server/db";
@@ -49,7 +50,8 @@ const portOf = (url: string) => Number(new URL(url).port);
 
 describe("responses on the wire", () => {
   it("carry next.config.mjs's security headers, as Next sends them on /api, and not Next's Vary", async () => {
-    const config = (await import("../../next.config.mjs")).default as { headers: () => Promise<Array<{ source: string; headers: Array<{ key: string; value: string }> }>> };
+    const configFile = pathToFileURL(resolve("next.config.mjs")).href;
+    const config = ((await import(configFile)) as { default: unknown }).default as { headers: () => Promise<Array<{ source: string; headers: Array<{ key: string; value: string }> }>> };
     const everyPath = (await config.headers()).find((rule) => rule.source === "/:path*")!.headers;
     expect(everyPath.map(({ key, value }) => [key, value])).toEqual(FAST_LANE_SECURITY_HEADERS);
     const response = await fetch(`${server.url}/api/health`);

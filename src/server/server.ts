@@ -4,26 +4,42 @@
 // handlers under /.well-known go to the route-handler exports directly (src/server/fast-lane.ts), and pages,
 // /api/auth/*, /_next/* and everything else to Next.
 //
-// Graceful shutdown (CONTRACT.md 11) on SIGTERM and SIGINT: stop accepting connections, let the requests in
-// flight finish (and their after-response work) for up to SHUTDOWN_GRACE_MS, answer them with
-// `Connection: close`, stop the outbox sweep, close the database, exit 0.
+// Graceful shutdown (CONTRACT.md 11) on SIGTERM and SIGINT (src/server/workers.ts with WORKERS): stop
+// accepting connections, let the requests in flight finish (with their after-response work) for up to
+// SHUTDOWN_GRACE_MS, answer every request from then on with `Connection: close`, let idle keep-alive
+// connections end at their keep-alive timeout rather than cutting them, stop the outbox sweep, close the
+// database; the caller then exits 0. A single process handles the signals in scripts/serve.ts.
 import next from "next";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { Server as NetServer, type AddressInfo, type Socket } from "node:net";
 import { availableParallelism } from "node:os";
 import { stopMailSweep } from "@/email/sweep";
 import { env } from "@/env";
 import { disconnectDb } from "@/server/db";
 import { appendPeerAddress, decideLane, pathOf, serveFastLane } from "@/server/fast-lane";
+import { acceptQueueDrained } from "@/server/listener";
 import { log } from "@/server/log";
 import { buildRouteTable, preload } from "@/server/routes";
 import { hashingSlots } from "@/users/passwords";
 
 export const SHUTDOWN_GRACE_MS = 10_000;
 
-export type AppServerOptions = { dir: string; port: number; appUrl: string };
+export type AppServerOptions = {
+  dir: string;
+  port: number;
+  appUrl: string;
+  /** false in a WORKERS worker: the primary accepts the connections and hands them over (accept()). */
+  listen?: boolean;
+};
 
-export async function startAppServer(options: AppServerOptions): Promise<{ port: number; shutdown: (reason: string) => Promise<void> }> {
+export type AppServer = {
+  port: number;
+  /** Serves a connection accepted elsewhere (a worker's, from the primary: src/server/workers.ts). */
+  accept: (socket: Socket) => void;
+  shutdown: (reason: string) => Promise<void>;
+};
+
+export async function startAppServer(options: AppServerOptions): Promise<AppServer> {
   const nextApp = next({ dev: false, dir: options.dir, port: options.port });
   const routes = buildRouteTable(`${options.dir}/app`);
   // Next first: it sets up the runtime (globalThis.AsyncLocalStorage) that next/server, which route modules
@@ -40,6 +56,8 @@ export async function startAppServer(options: AppServerOptions): Promise<{ port:
     void work.finally(() => inFlight.delete(work));
   };
 
+  // Open connections, so that shutdown can wait for them and, at the end of its grace period, close them.
+  const connections = new Set<Socket>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     appendPeerAddress(req);
     const decision = decideLane(routes, pathOf(req.url));
@@ -59,11 +77,24 @@ export async function startAppServer(options: AppServerOptions): Promise<{ port:
       }),
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, () => resolve());
+  let accepted = 0;
+  server.on("connection", (socket: Socket) => {
+    accepted++;
+    connections.add(socket);
+    socket.once("close", () => connections.delete(socket));
   });
-  const port = (server.address() as AddressInfo).port;
+  const listening = options.listen ?? true;
+  if (listening) {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port, () => resolve());
+    });
+  }
+  const port = listening ? (server.address() as AddressInfo).port : options.port;
+  const accept = (socket: Socket) => {
+    server.emit("connection", socket);
+    socket.resume(); // handed over paused by the primary (pauseOnConnect)
+  };
   const config = env();
   const share = Math.ceil(availableParallelism() / config.workers);
   if (hashingSlots(config) < share) {
@@ -76,22 +107,37 @@ export async function startAppServer(options: AppServerOptions): Promise<{ port:
   let stopped: Promise<void> | null = null;
   const shutdown = (reason: string) =>
     (stopped ??= (async () => {
-      closing = true;
+      closing = true; // from now on every response says Connection: close, and its connection then closes
       log.info("shutting down: finishing requests in flight", { reason, inFlight: inFlight.size });
-      server.close();
-      server.closeIdleConnections();
+      // Stop accepting (a worker accepts nothing itself: its primary has stopped handing connections over),
+      // once the connections that were already made have been taken from the kernel's queue (closing the
+      // listener would reset them). Not http's close(), which also drops every idle keep-alive connection at
+      // once, and with it a request already on its way over one (see below).
+      await acceptQueueDrained(() => accepted);
+      if (listening) {
+        NetServer.prototype.close.call(server);
+        log.info("no longer accepting connections", { inFlight: inFlight.size });
+      }
+      // Requests in flight finish, and their connections close after them. Idle keep-alive connections are
+      // not cut: a client may already be sending a request over one (it counts on the keep-alive timeout it
+      // was told, less a margin); a request that arrives is served with Connection: close, and a connection
+      // that stays idle ends at the keep-alive timeout (5 s), as always.
       const deadline = performance.now() + SHUTDOWN_GRACE_MS; // a duration, not a rule: not the clock
-      while (inFlight.size > 0 && performance.now() < deadline) {
-        await Promise.race([Promise.allSettled([...inFlight]), new Promise((resolve) => setTimeout(resolve, 100))]);
-        server.closeIdleConnections(); // keep-alive connections whose last response just went out
+      // (A connection whose answer said Connection: close has ended its side; one handed over by a primary
+      // may then wait for the client's end: it is done too.)
+      const open = () => [...connections].some((socket) => !socket.writableEnded);
+      while ((inFlight.size > 0 || open()) && performance.now() < deadline) {
+        const tick = new Promise((resolve) => setTimeout(resolve, 100));
+        await (inFlight.size > 0 ? Promise.race([Promise.allSettled([...inFlight]), tick]) : tick);
       }
       if (inFlight.size > 0) log.warn("shutdown grace period over: cutting off requests", { cutOff: inFlight.size });
       server.closeAllConnections();
+      for (const socket of connections) socket.destroy(); // also those handed over by a primary
       await stopMailSweep();
       await disconnectDb();
       await nextApp.close().catch(() => {});
       log.info("shut down");
     })());
 
-  return { port, shutdown };
+  return { port, accept, shutdown };
 }
