@@ -87,8 +87,15 @@ export function route(handlers: Partial<Record<Method, Handler>>, options: Route
         } else {
           const handler = handlers[method];
           if (!handler) throw methodNotAllowed(allow, kind === "oauth" ? "invalid_request" : "method not allowed");
-          // Keeps what the fast lane put in the context (its after-response queue); adds the client address.
-          response = await runWithRequestContext({ ...requestContext(), ip: clientAddress(request) }, () => handler(request, context));
+          // The fast lane has made this request's context (with its after-response queue): fill in the
+          // address. Under Next there is none yet: make one.
+          const own = requestContext();
+          if (own?.after && own.ip === null) {
+            own.ip = clientAddress(request);
+            response = await handler(request, context);
+          } else {
+            response = await runWithRequestContext({ ip: clientAddress(request) }, () => handler(request, context));
+          }
         }
       } catch (error) {
         response = errorResponse(error, request, kind);

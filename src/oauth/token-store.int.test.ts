@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, now, resetClock } from "@/clock";
 import { OAuthError } from "@/oauth/errors";
-import { bearerToken, rotateRefreshToken, tokenByValue, type RotationPlan } from "@/oauth/token-store";
+import { bearerToken, clientByClientId, rotateRefreshToken, tokenByValue, type RotationPlan } from "@/oauth/token-store";
 import { mintTokens, startGrant } from "@/oauth/tokens";
 import { digest } from "@/server/crypto";
 import { db, write } from "@/server/db";
@@ -103,6 +103,18 @@ describe("tokenByValue", () => {
       usedAt: null,
     });
     expect(await tokenByValue(digest("unknown"), undefined)).toBeNull();
+  });
+});
+
+describe("clientByClientId", () => {
+  it("reads the client exactly as Prisma does, every column with Prisma's types", async () => {
+    const owner = await makeUser();
+    for (const options of [{ firstParty: true }, { grantType: "authorization_code" as const, isPublic: true }]) {
+      const client = await makeClient({ ownerId: owner.id, ...options });
+      const viaPrisma = await (await db()).client.findUniqueOrThrow({ where: { clientId: client.client_id } });
+      expect(await clientByClientId(client.client_id)).toEqual(viaPrisma);
+    }
+    expect(await clientByClientId("no-such-client")).toBeNull();
   });
 });
 

@@ -5,7 +5,10 @@
 // - bearerToken: the access token joined with what the handler needs next (the user, the client's
 //   first-party flag) and the grant's revocation (CONTRACT.md 1);
 // - tokenByValue: an access or refresh token by value for introspection and revocation (RFC 7662, 7009);
-// - rotateRefreshToken: the whole refresh rotation (RFC 6749 6, RFC 9700 4.14.2; CONTRACT.md 4).
+// - rotateRefreshToken: the whole refresh rotation (RFC 6749 6, RFC 9700 4.14.2; CONTRACT.md 4);
+// - clientByClientId: the client of a token, revocation or introspection request, the first read of each
+//   (RFC 6749 2.3.1). Every column, typed as Prisma types it (from the declared column types), so that a
+//   column added to the model needs nothing here.
 //
 // Single use holds as before. SQLite: the rotation is one BEGIN IMMEDIATE transaction that reads, decides,
 // claims and issues while holding the database's write lock; in-process it also excludes Prisma's
@@ -16,6 +19,7 @@
 // tokens, or wins the grant row first and the rotation claims nothing.
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
+import type { Client } from "@/generated/sqlite/client";
 import { driver } from "@/server/db";
 
 export type BearerToken = {
@@ -95,6 +99,7 @@ const SQL = {
   insertAccess: `INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt") VALUES (?, ?, ?, ?, ?, ?, ?)`,
   insertRefresh: `INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt") VALUES (?, ?, ?, ?, ?, ?, ?)`,
   insertAudit: `INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail") VALUES (?, ?, ?, ?, ?, ?)`,
+  client: `SELECT * FROM "Client" WHERE "clientId" = ?`,
 } as const;
 
 type Statements = Record<keyof typeof SQL, BetterSqlite3.Statement>;
@@ -172,6 +177,7 @@ const PG = {
       FROM "RefreshToken" r JOIN "User" u ON u."id" = r."userId" WHERE r."digest" = $1
     ) found ORDER BY CASE "kind" WHEN $2 THEN 0 ELSE 1 END LIMIT 1`,
   refresh: `SELECT "id", "grantId", "clientId", "userId", "scopes", "expiresAt", "usedAt", "revokedAt" FROM "RefreshToken" WHERE "digest" = $1`,
+  client: `SELECT * FROM "Client" WHERE "clientId" = $1`,
   // The grant row first (the InitPlan of `claimed` runs `g` before any token row is locked), then the claim,
   // then inserts that exist only if the claim did.
   rotate: `WITH g AS (
@@ -241,6 +247,29 @@ export async function tokenByValue(digest: string, hint: string | undefined): Pr
   if (!raw) return null;
   const { userId, userEmail, ...token } = raw;
   return { ...token, user: { id: userId, email: userEmail } };
+}
+
+/** A row as Prisma returns it: SQLite's BOOLEAN columns as booleans, DATETIME columns as Dates. */
+function typedSqliteRow(statement: BetterSqlite3.Statement, row: Record<string, unknown>): Record<string, unknown> {
+  for (const column of statement.columns()) {
+    const value = row[column.name];
+    if (value === null || value === undefined) continue;
+    const type = column.type?.toUpperCase();
+    if (type === "BOOLEAN") row[column.name] = value === 1;
+    else if (type === "DATETIME") row[column.name] = new Date(value as string);
+  }
+  return row;
+}
+
+/** The registered client with this public client_id, or null. */
+export async function clientByClientId(clientId: string): Promise<Client | null> {
+  const d = await driver();
+  if (d.kind === "postgresql") {
+    const [row] = await pgQuery<Client>(d.pool, "client", [clientId]);
+    return row ?? null;
+  }
+  const row = (await sqliteRead(d, (s) => s.client.get(clientId))) as Record<string, unknown> | undefined;
+  return row ? (typedSqliteRow(statements(d.connection).client, row) as Client) : null;
 }
 
 /**
