@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, now, resetClock } from "@/clock";
 import { OAuthError } from "@/oauth/errors";
-import { bearerToken, clientByClientId, rotateRefreshToken, tokenByValue, type RotationPlan } from "@/oauth/token-store";
+import { bearerToken, clientByClientId, rotateRefreshToken, tokenByValue, userByEmail, type RotationPlan } from "@/oauth/token-store";
 import { mintTokens, startGrant } from "@/oauth/tokens";
 import { digest } from "@/server/crypto";
 import { db, write } from "@/server/db";
@@ -17,7 +17,7 @@ async function grantWithTokens(options: { firstParty?: boolean; scopes?: ("reado
   const user = await makeUser({ name: "Store User" });
   const client = await makeClient({ ownerId: user.id, firstParty: options.firstParty ?? false });
   const clientRow = await (await db()).client.findUniqueOrThrow({ where: { clientId: client.client_id } });
-  const record = await startGrant({ clientId: clientRow.id, userId: user.id, grantType: "password", scopes: options.scopes ?? ["readonly", "readwrite"], withRefreshToken: true });
+  const record = await startGrant({ clientId: clientRow.id, publicClientId: clientRow.clientId, userId: user.id, grantType: "password", scopes: options.scopes ?? ["readonly", "readwrite"], withRefreshToken: true });
   const row = await (await db()).accessToken.findUniqueOrThrow({ where: { digest: digest(record.access_token) } });
   return { user, client, clientRow, record, grantId: row.grantId };
 }
@@ -103,6 +103,37 @@ describe("tokenByValue", () => {
       usedAt: null,
     });
     expect(await tokenByValue(digest("unknown"), undefined)).toBeNull();
+  });
+});
+
+describe("startGrant", () => {
+  it("stores the grant, its tokens (under the new grant's id) and the token.issued event together", async () => {
+    const { user, clientRow, record, grantId } = await grantWithTokens({ scopes: ["readonly"] });
+    const grant = await (await db()).grant.findUniqueOrThrow({ where: { id: grantId } });
+    expect(grant).toMatchObject({ clientId: clientRow.id, userId: user.id, grantType: "password", scopes: "readonly", revokedAt: null });
+    const refresh = await (await db()).refreshToken.findUniqueOrThrow({ where: { digest: digest(record.refresh_token!) } });
+    expect(refresh).toMatchObject({ grantId, clientId: clientRow.id, userId: user.id, scopes: "readonly", usedAt: null });
+    expect(refresh.expiresAt.getTime() - refresh.createdAt.getTime()).toBe(30 * 24 * 3600 * 1000);
+    const events = await (await db()).auditEvent.findMany({ where: { type: "token.issued", userId: user.id } });
+    expect(events.map((event) => [event.clientId, JSON.parse(event.detail!)])).toEqual([[clientRow.clientId, { grant_type: "password", scope: "readonly" }]]);
+  });
+
+  it("issues no refresh token when the grant has none (implicit)", async () => {
+    const user = await makeUser();
+    const client = await makeClient({ ownerId: user.id, grantType: "implicit" });
+    const clientRow = await (await db()).client.findUniqueOrThrow({ where: { clientId: client.client_id } });
+    const record = await startGrant({ clientId: clientRow.id, publicClientId: client.client_id, userId: user.id, grantType: "implicit", scopes: ["readonly"], withRefreshToken: false });
+    expect(record.refresh_token).toBeUndefined();
+    const access = await (await db()).accessToken.findUniqueOrThrow({ where: { digest: digest(record.access_token) } });
+    expect(await (await db()).refreshToken.count({ where: { grantId: access.grantId } })).toBe(0);
+  });
+});
+
+describe("userByEmail", () => {
+  it("reads the user exactly as Prisma does", async () => {
+    const user = await makeUser();
+    expect(await userByEmail(user.email)).toEqual(await (await db()).user.findUniqueOrThrow({ where: { email: user.email } }));
+    expect(await userByEmail("nobody@example.test")).toBeNull();
   });
 });
 

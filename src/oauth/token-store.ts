@@ -7,8 +7,10 @@
 // - tokenByValue: an access or refresh token by value for introspection and revocation (RFC 7662, 7009);
 // - rotateRefreshToken: the whole refresh rotation (RFC 6749 6, RFC 9700 4.14.2; CONTRACT.md 4);
 // - clientByClientId: the client of a token, revocation or introspection request, the first read of each
-//   (RFC 6749 2.3.1). Every column, typed as Prisma types it (from the declared column types), so that a
-//   column added to the model needs nothing here.
+//   (RFC 6749 2.3.1), and userByEmail, the password grant's resource owner (RFC 6749 4.3.2). Every column,
+//   typed as Prisma types it (from the declared column types), so that a column added to the model needs
+//   nothing here;
+// - startGrant: a new grant and its first tokens (password and implicit grants).
 //
 // Single use holds as before. SQLite: the rotation is one BEGIN IMMEDIATE transaction that reads, decides,
 // claims and issues while holding the database's write lock; in-process it also excludes Prisma's
@@ -19,7 +21,7 @@
 // tokens, or wins the grant row first and the rotation claims nothing.
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
-import type { Client } from "@/generated/sqlite/client";
+import type { Client, User } from "@/generated/sqlite/client";
 import { driver } from "@/server/db";
 
 export type BearerToken = {
@@ -63,6 +65,14 @@ export type AuditRow = { type: string; at: Date; userId: number | null; clientId
 
 export type RotationPlan = { at: Date; access: NewTokenRow; refresh: NewTokenRow; audit: AuditRow | null };
 
+/** A grant to start, with its first tokens (their grantId is the new grant's) and its audit event. */
+export type NewGrant = {
+  grant: { clientId: number; userId: number; grantType: string; scopes: string; createdAt: Date };
+  access: Omit<NewTokenRow, "grantId">;
+  refresh: Omit<NewTokenRow, "grantId"> | null;
+  audit: AuditRow | null;
+};
+
 /** The claim was lost: another use took the token first, or the grant was revoked meanwhile. */
 export class LostRotation extends Error {
   constructor(readonly grantId: number) {
@@ -100,6 +110,8 @@ const SQL = {
   insertRefresh: `INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt") VALUES (?, ?, ?, ?, ?, ?, ?)`,
   insertAudit: `INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail") VALUES (?, ?, ?, ?, ?, ?)`,
   client: `SELECT * FROM "Client" WHERE "clientId" = ?`,
+  userByEmail: `SELECT * FROM "User" WHERE "email" = ?`,
+  insertGrant: `INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt") VALUES (?, ?, ?, ?, ?, ?)`,
 } as const;
 
 type Statements = Record<keyof typeof SQL, BetterSqlite3.Statement>;
@@ -178,6 +190,21 @@ const PG = {
     ) found ORDER BY CASE "kind" WHEN $2 THEN 0 ELSE 1 END LIMIT 1`,
   refresh: `SELECT "id", "grantId", "clientId", "userId", "scopes", "expiresAt", "usedAt", "revokedAt" FROM "RefreshToken" WHERE "digest" = $1`,
   client: `SELECT * FROM "Client" WHERE "clientId" = $1`,
+  userByEmail: `SELECT * FROM "User" WHERE "email" = $1`,
+  startGrant: `WITH g AS (
+      INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt")
+      VALUES ($1::int, $2::int, $3::text, $4::text, $5::timestamp(3), $5::timestamp(3)) RETURNING "id"
+    ), access AS (
+      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
+      SELECT $6::text, g."id", $1::int, $2::int, $7::text, $5::timestamp(3), $8::timestamp(3) FROM g RETURNING "id"
+    ), refresh AS (
+      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
+      SELECT $9::text, g."id", $1::int, $2::int, $10::text, $5::timestamp(3), $11::timestamp(3) FROM g WHERE $9::text IS NOT NULL RETURNING "id"
+    ), audit AS (
+      INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail")
+      SELECT $12::text, $5::timestamp(3), $2::int, $13::text, $14::text, $15::text FROM g WHERE $12::text IS NOT NULL RETURNING "id"
+    )
+    SELECT "id" FROM g`,
   // The grant row first (the InitPlan of `claimed` runs `g` before any token row is locked), then the claim,
   // then inserts that exist only if the claim did.
   rotate: `WITH g AS (
@@ -261,15 +288,50 @@ function typedSqliteRow(statement: BetterSqlite3.Statement, row: Record<string, 
   return row;
 }
 
-/** The registered client with this public client_id, or null. */
-export async function clientByClientId(clientId: string): Promise<Client | null> {
+/** A row by the first statement of `name`, typed as Prisma types it; null when there is none. */
+async function typedRow<T>(name: "client" | "userByEmail", key: string): Promise<T | null> {
   const d = await driver();
   if (d.kind === "postgresql") {
-    const [row] = await pgQuery<Client>(d.pool, "client", [clientId]);
-    return row ?? null;
+    const [row] = await pgQuery<pg.QueryResultRow>(d.pool, name, [key]);
+    return (row as T | undefined) ?? null;
   }
-  const row = (await sqliteRead(d, (s) => s.client.get(clientId))) as Record<string, unknown> | undefined;
-  return row ? (typedSqliteRow(statements(d.connection).client, row) as Client) : null;
+  const row = (await sqliteRead(d, (s) => s[name].get(key))) as Record<string, unknown> | undefined;
+  return row ? (typedSqliteRow(statements(d.connection)[name], row) as T) : null;
+}
+
+/** The user with this (lower-case) e-mail, or null. */
+export function userByEmail(email: string): Promise<User | null> {
+  return typedRow<User>("userByEmail", email);
+}
+
+/** The registered client with this public client_id, or null. */
+export function clientByClientId(clientId: string): Promise<Client | null> {
+  return typedRow<Client>("client", clientId);
+}
+
+/** Starts a grant and inserts its first tokens and its audit event together; resolves with the grant's id. */
+export async function startGrant(start: NewGrant): Promise<number> {
+  const d = await driver();
+  const { grant, access, refresh, audit } = start;
+  if (d.kind === "postgresql") {
+    const [row] = await pgQuery<{ id: number }>(d.pool, "startGrant", [
+      grant.clientId, grant.userId, grant.grantType, grant.scopes, pgTime(grant.createdAt),
+      access.digest, access.scopes, pgTime(access.expiresAt),
+      refresh?.digest ?? null, refresh?.scopes ?? null, refresh ? pgTime(refresh.expiresAt) : null,
+      audit?.type ?? null, audit?.clientId ?? null, audit?.ip ?? null, audit?.detail ?? null,
+    ]);
+    return row!.id;
+  }
+  const s = statements(d.connection);
+  const insert = d.connection.transaction(() => {
+    const at = sqliteTime(grant.createdAt);
+    const grantId = Number(s.insertGrant.run(grant.clientId, grant.userId, grant.grantType, grant.scopes, at, at).lastInsertRowid);
+    s.insertAccess.run(...tokenRowArgs({ ...access, grantId }));
+    if (refresh) s.insertRefresh.run(...tokenRowArgs({ ...refresh, grantId }));
+    if (audit) s.insertAudit.run(audit.type, sqliteTime(audit.at), audit.userId, audit.clientId, audit.ip, audit.detail);
+    return grantId;
+  });
+  return d.exclusive(() => insert.immediate());
 }
 
 /**

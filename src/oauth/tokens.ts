@@ -5,7 +5,8 @@ import { now } from "@/clock";
 import { digest, randomSecret } from "@/server/crypto";
 import { write, type Tx } from "@/server/db";
 import { formatScope, storedScopes, type Scope } from "@/oauth/scope";
-import { tokenByValue, type NewTokenRow, type TokenByValue } from "@/oauth/token-store";
+import { auditRow } from "@/audit/record-event";
+import { startGrant as insertGrantWithTokens, tokenByValue, type NewTokenRow, type TokenByValue } from "@/oauth/token-store";
 import { userUri } from "@/users/represent";
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -75,34 +76,32 @@ export async function issueTokens(tx: Tx, options: IssueOptions): Promise<TokenR
   return minted.record;
 }
 
-/** Starts a grant and issues its first tokens, in one transaction. */
+/**
+ * Starts a grant and issues its first tokens, with the token.issued audit event, in one transaction (one
+ * statement on PostgreSQL: src/oauth/token-store.ts).
+ */
 export async function startGrant(options: {
   clientId: number;
+  /** The client's public client_id, for the audit event. */
+  publicClientId: string;
   userId: number;
   grantType: string;
   scopes: readonly Scope[];
   withRefreshToken: boolean;
 }): Promise<TokenRecord> {
-  return write(async (tx) => {
-    const at = now();
-    const grant = await tx.grant.create({
-      data: {
-        clientId: options.clientId,
-        userId: options.userId,
-        grantType: options.grantType,
-        scopes: formatScope(options.scopes),
-        createdAt: at,
-        lastUsedAt: at,
-      },
-    });
-    return issueTokens(tx, {
-      grantId: grant.id,
-      clientId: options.clientId,
-      userId: options.userId,
-      scopes: options.scopes,
-      refreshScopes: options.withRefreshToken ? options.scopes : null,
-    });
+  const at = now();
+  // The rows' grantId is the new grant's, which the store fills in.
+  const { access, refresh, record } = mintTokens(
+    { grantId: 0, clientId: options.clientId, userId: options.userId, scopes: options.scopes, refreshScopes: options.withRefreshToken ? options.scopes : null },
+    at,
+  );
+  await insertGrantWithTokens({
+    grant: { clientId: options.clientId, userId: options.userId, grantType: options.grantType, scopes: formatScope(options.scopes), createdAt: at },
+    access,
+    refresh,
+    audit: auditRow({ type: "token.issued", userId: options.userId, clientId: options.publicClientId, detail: { grant_type: options.grantType, scope: record.scope } }),
   });
+  return record;
 }
 
 /**
