@@ -30,7 +30,7 @@ function cleanDetail(detail: AuditDetail | undefined): string | null {
   return JSON.stringify(clean);
 }
 
-/** The row an event is stored as (also for the raw SQL of src/oauth/token-store.ts). */
+/** The row an event is stored as (also for the raw SQL of src/server/fast-sql.ts). */
 export function auditRow(event: AuditEventInput) {
   return {
     type: event.type,

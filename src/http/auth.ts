@@ -9,7 +9,7 @@ import { ApiError, forbidden } from "@/http/errors";
 import { now } from "@/clock";
 import { digest } from "@/server/crypto";
 import { allows, storedScopes, type Scope } from "@/oauth/scope";
-import { bearerToken as liveAccessToken } from "@/oauth/token-store";
+import { bearerToken as liveAccessToken } from "@/server/fast-sql";
 
 export type Principal = {
   userId: number;
@@ -64,7 +64,7 @@ export async function authenticate(request: Request, scope: Scope): Promise<Prin
     if (viaSession) return viaSession;
     throw unauthorized(false);
   }
-  // One statement: the token, its grant, its user and its client (src/oauth/token-store.ts).
+  // One statement: the token, its grant, its user and its client (src/server/fast-sql.ts).
   const row = await liveAccessToken(digest(token), now());
   if (!row) throw unauthorized(true);
   const principal: Principal = {

@@ -4,7 +4,8 @@
 // each of those still needed a wrong password, and the next one is refused.
 import { nowMs } from "@/clock";
 import { tooManyRequests } from "@/http/errors";
-import { db, write } from "@/server/db";
+import { write } from "@/server/db";
+import { recentFailures } from "@/server/fast-sql";
 
 export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 export const MAX_FAILURES = 10;
@@ -12,15 +13,10 @@ export const MAX_FAILURES = 10;
 /** Throws 429 rate_limited with Retry-After while `key` has MAX_FAILURES failures in the window. */
 export async function assertNotLimited(key: string): Promise<void> {
   const since = new Date(nowMs() - FAILURE_WINDOW_MS);
-  const recent = await (await db()).failedAttempt.findMany({
-    where: { key, createdAt: { gt: since } },
-    orderBy: { createdAt: "desc" },
-    take: MAX_FAILURES,
-    select: { createdAt: true },
-  });
+  const recent = await recentFailures(key, since, MAX_FAILURES); // one statement: every password check asks
   if (recent.length < MAX_FAILURES) return;
   // The limit lifts when the oldest of the last MAX_FAILURES failures leaves the window.
-  const oldest = recent[MAX_FAILURES - 1]!.createdAt.getTime();
+  const oldest = recent[MAX_FAILURES - 1]!.getTime();
   throw tooManyRequests((oldest + FAILURE_WINDOW_MS - nowMs()) / 1000);
 }
 

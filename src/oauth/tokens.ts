@@ -6,7 +6,7 @@ import { digest, randomSecret } from "@/server/crypto";
 import { write, type Tx } from "@/server/db";
 import { formatScope, storedScopes, type Scope } from "@/oauth/scope";
 import { auditRow } from "@/audit/record-event";
-import { startGrant as insertGrantWithTokens, tokenByValue, type NewTokenRow, type TokenByValue } from "@/oauth/token-store";
+import { startGrant as insertGrantWithTokens, tokenByValue, type NewTokenRow, type TokenByValue } from "@/server/fast-sql";
 import { userUri } from "@/users/represent";
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -78,7 +78,7 @@ export async function issueTokens(tx: Tx, options: IssueOptions): Promise<TokenR
 
 /**
  * Starts a grant and issues its first tokens, with the token.issued audit event, in one transaction (one
- * statement on PostgreSQL: src/oauth/token-store.ts).
+ * statement on PostgreSQL: src/server/fast-sql.ts).
  */
 export async function startGrant(options: {
   clientId: number;

@@ -2,7 +2,7 @@
 // so. Both generated clients come from one data model (prisma/sqlite/schema.prisma), so they share one type.
 //
 // It also hands the driver connection Prisma already holds to the few hot statements that skip Prisma
-// (src/oauth/token-store.ts, issue 8): one connection per process on SQLite, one pool on PostgreSQL.
+// (src/server/fast-sql.ts, issue 8): one connection per process on SQLite, one pool on PostgreSQL.
 // - SQLite: Prisma's adapter queues its interactive transactions on one better-sqlite3 connection, and any
 //   statement run on that connection while one is open runs inside it. So the adapter factory is wrapped:
 //   every Prisma transaction also holds `sqliteLock` from BEGIN to COMMIT/ROLLBACK, and our own synchronous
@@ -149,7 +149,7 @@ export function db(): Promise<Db> {
   return holder.ready;
 }
 
-/** The driver connection under the Prisma client (for src/oauth/token-store.ts only). */
+/** The driver connection under the Prisma client (for src/server/fast-sql.ts only). */
 export async function driver(): Promise<Driver> {
   await db();
   if (!holder.driver) throw new Error("the database driver is not connected");

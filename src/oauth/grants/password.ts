@@ -10,7 +10,7 @@ import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
 import { assertNotLimited, recordFailure } from "@/oauth/rate-limit";
 import { parseScope, type Scope } from "@/oauth/scope";
-import { userByEmail } from "@/oauth/token-store";
+import { userByEmail } from "@/server/fast-sql";
 import { startGrant, type TokenRecord } from "@/oauth/tokens";
 import { verifyPassword } from "@/users/passwords";
 
@@ -28,7 +28,7 @@ export async function passwordGrant(client: Client, params: Record<string, unkno
 
   const limitKey = `password:${client.clientId}:${username}`;
   await assertNotLimited(limitKey);
-  const user = await userByEmail(username); // one statement (src/oauth/token-store.ts)
+  const user = await userByEmail(username); // one statement (src/server/fast-sql.ts)
   const passwordOk = await verifyPassword(user?.passwordHash ?? null, password);
   if (!user || !passwordOk || user.id !== client.ownerId) {
     await recordFailure(limitKey);

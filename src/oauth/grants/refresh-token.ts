@@ -12,7 +12,7 @@ import { digest } from "@/server/crypto";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
 import { isSubset, parseScope, storedScopes } from "@/oauth/scope";
-import { LostRotation, rotateRefreshToken, type RefreshTokenRow, type RotationPlan } from "@/oauth/token-store";
+import { LostRotation, rotateRefreshToken, type RefreshTokenRow, type RotationPlan } from "@/server/fast-sql";
 import { mintTokens, revokeGrant, type TokenRecord } from "@/oauth/tokens";
 
 export const GRANT_TYPE = "refresh_token";
@@ -33,7 +33,7 @@ export async function refreshTokenGrant(client: Client, params: Record<string, u
   const presented = requiredParam(params, "refresh_token");
   const requested = parseScope(stringParam(params, "scope"));
 
-  // Validate the token and respond: one rotation (src/oauth/token-store.ts) reads the token, applies these
+  // Validate the token and respond: one rotation (src/server/fast-sql.ts) reads the token, applies these
   // rules, then claims it and issues the new tokens together; a refusal writes nothing.
   let record: TokenRecord | null = null;
   const decide = (row: RefreshTokenRow | null): RotationPlan => {

@@ -1,7 +1,8 @@
-// The hot token statements, in one place and below Prisma (issue 8): a Prisma point read costs 0.2-0.4 ms of
-// CPU where a prepared statement on the driver costs microseconds (STACK.md). Prisma stays for everything
-// else. Each runs as ONE statement (on SQLite, one synchronous transaction, which nothing can interleave),
-// on the connection Prisma already holds (src/server/db.ts):
+// The statements of the hot paths, in one place and below Prisma (issue 8): a Prisma query costs 0.2-1 ms of
+// CPU where a prepared statement on the driver costs microseconds (STACK.md), and these run on every bearer
+// request, introspection and token request. Prisma stays for everything else. Each is ONE statement (on
+// SQLite, one synchronous transaction, which nothing can interleave), on the connection Prisma already holds
+// (src/server/db.ts):
 // - bearerToken: the access token joined with what the handler needs next (the user, the client's
 //   first-party flag) and the grant's revocation (CONTRACT.md 1);
 // - tokenByValue: an access or refresh token by value for introspection and revocation (RFC 7662, 7009);
@@ -10,7 +11,9 @@
 //   (RFC 6749 2.3.1), and userByEmail, the password grant's resource owner (RFC 6749 4.3.2). Every column,
 //   typed as Prisma types it (from the declared column types), so that a column added to the model needs
 //   nothing here;
-// - startGrant: a new grant and its first tokens (password and implicit grants).
+// - recentFailures: the failed password checks a rate limit counts (src/oauth/rate-limit.ts);
+// - startGrant: a new grant, its first tokens and its audit event (password and implicit grants).
+// The rules stay in the domain files that call these; this file only reads and writes.
 //
 // Single use holds as before. SQLite: the rotation is one BEGIN IMMEDIATE transaction that reads, decides,
 // claims and issues while holding the database's write lock; in-process it also excludes Prisma's
@@ -111,6 +114,7 @@ const SQL = {
   insertAudit: `INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail") VALUES (?, ?, ?, ?, ?, ?)`,
   client: `SELECT * FROM "Client" WHERE "clientId" = ?`,
   userByEmail: `SELECT * FROM "User" WHERE "email" = ?`,
+  recentFailures: `SELECT "createdAt" FROM "FailedAttempt" WHERE "key" = ? AND "createdAt" > ? ORDER BY "createdAt" DESC LIMIT ?`,
   insertGrant: `INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt") VALUES (?, ?, ?, ?, ?, ?)`,
 } as const;
 
@@ -191,6 +195,7 @@ const PG = {
   refresh: `SELECT "id", "grantId", "clientId", "userId", "scopes", "expiresAt", "usedAt", "revokedAt" FROM "RefreshToken" WHERE "digest" = $1`,
   client: `SELECT * FROM "Client" WHERE "clientId" = $1`,
   userByEmail: `SELECT * FROM "User" WHERE "email" = $1`,
+  recentFailures: `SELECT "createdAt" FROM "FailedAttempt" WHERE "key" = $1 AND "createdAt" > $2 ORDER BY "createdAt" DESC LIMIT $3`,
   startGrant: `WITH g AS (
       INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt")
       VALUES ($1::int, $2::int, $3::text, $4::text, $5::timestamp(3), $5::timestamp(3)) RETURNING "id"
@@ -226,7 +231,7 @@ const PG = {
 } as const;
 
 const pgQuery = async <T extends pg.QueryResultRow>(pool: pg.Pool, name: keyof typeof PG, values: unknown[]): Promise<T[]> =>
-  (await pool.query<T>({ name: `token-store-${name}`, text: PG[name], values, types: pgTypes })).rows;
+  (await pool.query<T>({ name: `fast-sql-${name}`, text: PG[name], values, types: pgTypes })).rows;
 
 async function pgRotate(pool: pg.Pool, digest: string, decide: (row: RefreshTokenRow | null) => RotationPlan): Promise<void> {
   const [row] = await pgQuery<RefreshTokenRow>(pool, "refresh", [digest]);
@@ -307,6 +312,16 @@ export function userByEmail(email: string): Promise<User | null> {
 /** The registered client with this public client_id, or null. */
 export function clientByClientId(clientId: string): Promise<Client | null> {
   return typedRow<Client>("client", clientId);
+}
+
+/** The times of the latest `limit` failures counted under `key` after `since`, newest first. */
+export async function recentFailures(key: string, since: Date, limit: number): Promise<Date[]> {
+  const d = await driver();
+  if (d.kind === "postgresql") {
+    return (await pgQuery<{ createdAt: Date }>(d.pool, "recentFailures", [key, pgTime(since), limit])).map((row) => row.createdAt);
+  }
+  const rows = (await sqliteRead(d, (s) => s.recentFailures.all(key, sqliteTime(since), limit))) as Array<{ createdAt: string }>;
+  return rows.map((row) => new Date(row.createdAt));
 }
 
 /** Starts a grant and inserts its first tokens and its audit event together; resolves with the grant's id. */
