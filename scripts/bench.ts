@@ -49,6 +49,7 @@ const SERVER_START_TIMEOUT_MS = 90_000;
 const SCALE_TOKENS = 1_000_000;
 const SMALL_TOKENS = 1_000;
 const SAMPLE_TOKENS = 2_000;
+const CLOCK_TICKS = 100; // USER_HZ: the unit of utime/stime in /proc/<pid>/stat on Linux
 
 type Options = { duration: number; connections: number; port: number; workers: number; yesWipe: boolean; scale: boolean };
 type DatabaseKind = "sqlite" | "postgresql";
@@ -56,6 +57,7 @@ type ScratchDatabase = { kind: DatabaseKind; url: string; file: string | null; c
 type Fixtures = { userId: number; email: string; clientId: string; clientSecret: string; clientPk: number };
 type TokenResponse = { access_token: string; refresh_token: string };
 type Scenario = { name: string; base: string; method: "GET" | "POST"; path: string; connections?: number; request: Request; setupClient?: (client: Client) => void };
+type ServerGroups = Record<string, number>; // base URL -> process group id
 type Figures = {
   scenario: string;
   server: string;
@@ -65,6 +67,8 @@ type Figures = {
   requests_per_second: number;
   latency_ms: { p50: number; p99: number; average: number; max: number };
   requests_completed: number;
+  /** CPU time the server's processes spent per request (less disturbed by other load than req/s). */
+  server_cpu_us_per_request: number | null;
   measured_seconds: number;
   non_2xx: number;
   errors: number;
@@ -248,6 +252,23 @@ async function waitForHealth(base: string, server: Started): Promise<void> {
   throw new Error(`${server.name}: GET /api/health did not answer 200 within ${SERVER_START_TIMEOUT_MS / 1000} s:\n${server.output()}`);
 }
 
+/** CPU time (user + system, ms) of every process in a process group. */
+function groupCpuMs(pgid: number): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) !== pgid) continue;
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
 /** Resident memory of every process in a process group (the server and, with WORKERS, its workers). */
 function groupRss(pgid: number): Array<{ pid: number; rssMiB: number; command: string }> {
   const out: Array<{ pid: number; rssMiB: number; command: string }> = [];
@@ -415,7 +436,9 @@ async function warmUp(scenarios: Scenario[]): Promise<void> {
   }
 }
 
-async function measure(scenario: Scenario, options: Options): Promise<Result> {
+async function measure(scenario: Scenario, options: Options, groups: ServerGroups = {}): Promise<{ result: Result; cpuMs: number | null }> {
+  const pgid = groups[scenario.base];
+  const before = pgid ? groupCpuMs(pgid) : 0;
   running = autocannon({
     url: scenario.base,
     title: scenario.name,
@@ -425,13 +448,14 @@ async function measure(scenario: Scenario, options: Options): Promise<Result> {
     ...(scenario.setupClient ? { setupClient: scenario.setupClient } : {}),
   });
   try {
-    return await running;
+    const result = await running;
+    return { result, cpuMs: pgid ? groupCpuMs(pgid) - before : null };
   } finally {
     running = null;
   }
 }
 
-function figures(scenario: Scenario, result: Result, connections: number): Figures {
+function figures(scenario: Scenario, result: Result, connections: number, cpuMs: number | null = null): Figures {
   return {
     scenario: scenario.name,
     server: scenario.base,
@@ -441,6 +465,7 @@ function figures(scenario: Scenario, result: Result, connections: number): Figur
     requests_per_second: round(result.requests.average, 1),
     latency_ms: { p50: result.latency.p50, p99: result.latency.p99, average: round(result.latency.average), max: result.latency.max },
     requests_completed: result.requests.total,
+    server_cpu_us_per_request: cpuMs === null || !result.requests.total ? null : Math.round((cpuMs * 1000) / result.requests.total),
     // autocannon samples once a second and may take one more sample than --duration asks for.
     measured_seconds: result.duration,
     non_2xx: result.non2xx,
@@ -530,8 +555,17 @@ function sampleTokens(count: number): string[] {
 // --- Report -------------------------------------------------------------------------------------------
 
 function table(rows: Figures[]): string {
-  const header = ["scenario", "conns", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors"];
-  const body = rows.map((row) => [row.scenario, String(row.connections), row.requests_per_second.toFixed(1), String(row.latency_ms.p50), String(row.latency_ms.p99), String(row.non_2xx), String(row.errors)]);
+  const header = ["scenario", "conns", "req/s", "p50 ms", "p99 ms", "server CPU µs/req", "non-2xx", "errors"];
+  const body = rows.map((row) => [
+    row.scenario,
+    String(row.connections),
+    row.requests_per_second.toFixed(1),
+    String(row.latency_ms.p50),
+    String(row.latency_ms.p99),
+    row.server_cpu_us_per_request === null ? "-" : String(row.server_cpu_us_per_request),
+    String(row.non_2xx),
+    String(row.errors),
+  ]);
   const widths = header.map((title, column) => Math.max(title.length, ...body.map((cells) => cells[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ");
   return [line(header), widths.map((width) => "-".repeat(width)).join("  "), ...body.map(line)].join("\n");
@@ -597,11 +631,13 @@ async function main(): Promise<void> {
   const { scenarios } = await buildScenarios(bases, fixtures, options.connections);
   await warmUp(scenarios);
 
+  const groups: ServerGroups = { [bases.app]: app.child.pid!, [bases.next]: plainNext.child.pid!, [bases.bare]: bare.child.pid! };
   const rows: Figures[] = [];
   for (const scenario of scenarios) {
     const connections = scenario.connections ?? options.connections;
     console.error(`  ${scenario.name}: ${scenario.method} ${scenario.base}${scenario.path}, ${connections} connections, ${options.duration} s`);
-    rows.push(figures(scenario, await measure(scenario, options), connections));
+    const { result, cpuMs } = await measure(scenario, options, groups);
+    rows.push(figures(scenario, result, connections, cpuMs));
   }
   // The servers are idle now: the machine's own hashing rate, as many at once as the server hashes.
   const { hashingSlots } = await import("../src/users/passwords");
@@ -619,13 +655,15 @@ async function main(): Promise<void> {
     const small = rotatingBearer(`bearer read, ${SMALL_TOKENS} tokens`, bases.app, userPath, sampleTokens(SMALL_TOKENS));
     await warmUp([small]);
     console.error(`  ${small.name}: ${options.duration} s`);
-    const smallFigures = figures(small, await measure(small, options), options.connections);
+    const smallRun = await measure(small, options, groups);
+    const smallFigures = figures(small, smallRun.result, options.connections, smallRun.cpuMs);
     console.error(`  scale: seeding up to ${SCALE_TOKENS.toLocaleString("en")} access tokens`);
     await seedTokens(database, fixtures, SMALL_TOKENS, SCALE_TOKENS);
     const large = rotatingBearer(`bearer read, ${SCALE_TOKENS} tokens`, bases.app, userPath, sampleTokens(SCALE_TOKENS));
     await warmUp([large]);
     console.error(`  ${large.name}: ${options.duration} s`);
-    scale = { small: smallFigures, large: figures(large, await measure(large, options), options.connections) };
+    const largeRun = await measure(large, options, groups);
+    scale = { small: smallFigures, large: figures(large, largeRun.result, options.connections, largeRun.cpuMs) };
     rows.push(scale.small, scale.large);
   }
   const rss = groupRss(app.child.pid!);
@@ -659,6 +697,18 @@ async function main(): Promise<void> {
   console.log(`                      total: ${round(rss.reduce((sum, p) => sum + p.rssMiB, 0), 1)} MiB\n`);
   const width = Math.max(...targets.map((t) => t.target.length));
   for (const t of targets) console.log(`${t.pass ? "PASS" : "FAIL"}  ${t.target.padEnd(width)}  ${t.measured}`);
+  // The same comparisons by the servers' own CPU time per request, which other load on the machine disturbs
+  // less than req/s.
+  const cpu = (name: string) => rows.find((row) => row.scenario === name)?.server_cpu_us_per_request ?? null;
+  /** Throughput of scenario `a` relative to `b` on a core of its own: b's CPU per request over a's. */
+  const throughputRatio = (a: string, b: string) => {
+    const [costA, costB] = [cpu(a), cpu(b)];
+    return costA && costB ? (costB / costA).toFixed(3) : "-";
+  };
+  console.log("\nThe same ratios by the servers' CPU time per request (less disturbed by other load):");
+  console.log(`  health: npm start vs next start   ${throughputRatio("health: npm start", "health: next start")}x`);
+  console.log(`  bearer read vs npm start health   ${throughputRatio("bearer read", "health: npm start")}x`);
+  console.log(`  bearer read vs bare node:http     ${throughputRatio("bearer read", "health: bare node:http")}x`);
 
   const report = {
     created_at: startedAt.toISOString(),
