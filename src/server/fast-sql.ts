@@ -146,23 +146,60 @@ function sqliteRead<T>(d: SqliteDriver, read: (s: Statements) => T): T | Promise
 
 const tokenRowArgs = (row: NewTokenRow) => [row.digest, row.grantId, row.clientId, row.userId, row.scopes, sqliteTime(row.createdAt), sqliteTime(row.expiresAt)];
 
+type RawRefreshRow = Omit<RefreshTokenRow, "expiresAt" | "usedAt" | "revokedAt"> & Record<"expiresAt" | "usedAt" | "revokedAt", string | null>;
+type PendingRotation = { digest: string; decide: (row: RefreshTokenRow | null) => RotationPlan; done: (error?: unknown) => void };
+
+/** One rotation, inside the batch's transaction (a savepoint of its own: a refusal undoes only itself). */
+function rotateOne(s: Statements, { digest, decide }: PendingRotation): void {
+  const raw = s.refresh.get(digest) as RawRefreshRow | undefined;
+  const row = raw ? { ...raw, expiresAt: sqliteDate(raw.expiresAt)!, usedAt: sqliteDate(raw.usedAt), revokedAt: sqliteDate(raw.revokedAt) } : null;
+  const plan = decide(row); // throws to refuse; nothing has been written
+  const at = sqliteTime(plan.at);
+  if (s.touchGrant.run(at, row!.grantId).changes !== 1) throw new LostRotation(row!.grantId);
+  if (s.claim.run(at, row!.id).changes !== 1) throw new LostRotation(row!.grantId);
+  s.insertAccess.run(...tokenRowArgs(plan.access));
+  s.insertRefresh.run(...tokenRowArgs(plan.refresh));
+  if (plan.audit) {
+    const a = plan.audit;
+    s.insertAudit.run(a.type, sqliteTime(a.at), a.userId, a.clientId, a.ip, a.detail);
+  }
+}
+
+// Group commit: the rotations asked for within one turn of the event loop run one after the other in ONE
+// BEGIN IMMEDIATE transaction, each in a savepoint of its own, so that they share the commit (the write
+// to the WAL file, which costs more than the statements). Each stays atomic and single use holds as with one
+// transaction each: they run in order, and a later one sees what an earlier one wrote.
+let pending: PendingRotation[] = [];
+
 function sqliteRotate(d: SqliteDriver, digest: string, decide: (row: RefreshTokenRow | null) => RotationPlan): Promise<void> {
-  const s = statements(d.connection);
-  const rotate = d.connection.transaction(() => {
-    const raw = s.refresh.get(digest) as (Omit<RefreshTokenRow, "expiresAt" | "usedAt" | "revokedAt"> & Record<"expiresAt" | "usedAt" | "revokedAt", string | null>) | undefined;
-    const row = raw ? { ...raw, expiresAt: sqliteDate(raw.expiresAt)!, usedAt: sqliteDate(raw.usedAt), revokedAt: sqliteDate(raw.revokedAt) } : null;
-    const plan = decide(row); // throws to refuse; nothing has been written
-    const at = sqliteTime(plan.at);
-    if (s.touchGrant.run(at, row!.grantId).changes !== 1) throw new LostRotation(row!.grantId);
-    if (s.claim.run(at, row!.id).changes !== 1) throw new LostRotation(row!.grantId);
-    s.insertAccess.run(...tokenRowArgs(plan.access));
-    s.insertRefresh.run(...tokenRowArgs(plan.refresh));
-    if (plan.audit) {
-      const a = plan.audit;
-      s.insertAudit.run(a.type, sqliteTime(a.at), a.userId, a.clientId, a.ip, a.detail);
-    }
+  return new Promise((resolve, reject) => {
+    pending.push({ digest, decide, done: (error) => (error === undefined ? resolve() : reject(error)) });
+    if (pending.length === 1) setImmediate(() => void flushRotations(d));
   });
-  return d.exclusive(() => rotate.immediate());
+}
+
+async function flushRotations(d: SqliteDriver): Promise<void> {
+  const batch = pending;
+  pending = [];
+  const s = statements(d.connection);
+  const one = d.connection.transaction((rotation: PendingRotation) => rotateOne(s, rotation)); // nested: a savepoint
+  const all = d.connection.transaction(() =>
+    batch.map((rotation) => {
+      try {
+        one(rotation);
+        return undefined;
+      } catch (error) {
+        return error ?? new Error("rotation failed");
+      }
+    }),
+  );
+  let outcomes: unknown[];
+  try {
+    outcomes = await d.exclusive(() => all.immediate());
+  } catch (error) {
+    outcomes = batch.map(() => error); // the batch could not commit (e.g. another process held the lock)
+  }
+  batch.forEach((rotation, i) => rotation.done(outcomes[i]));
 }
 
 // --- PostgreSQL -------------------------------------------------------------------------------------------
