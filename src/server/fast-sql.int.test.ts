@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, now, resetClock } from "@/clock";
 import { OAuthError } from "@/oauth/errors";
-import { bearerToken, clientByClientId, recentFailures, rotateRefreshToken, tokenByValue, userByEmail, type RotationPlan } from "@/server/fast-sql";
+import { bearerToken, clientByClientId, LostRotation, recentFailures, rotateRefreshToken, tokenByValue, userByEmail, type RotationPlan } from "@/server/fast-sql";
 import { mintTokens, startGrant } from "@/oauth/tokens";
 import { digest } from "@/server/crypto";
 import { db, write } from "@/server/db";
@@ -205,6 +205,21 @@ describe("rotateRefreshToken", () => {
     expect(used.usedAt).not.toBeNull();
     expect(await (await db()).accessToken.count({ where: { grantId: grant.grantId } })).toBe(2);
     expect(await (await db()).auditEvent.count({ where: { clientId: "rolled-back" } })).toBe(0);
+  });
+
+  it("asked for together, each rotation stands alone: one that fails after writing undoes only itself", async () => {
+    const grants = [await grantWithTokens(), await grantWithTokens(), await grantWithTokens()];
+    // The middle token is already used, and this caller's rules do not look: its grant row is written, then
+    // the claim fails, and that write must go while the other two rotations commit.
+    await write((tx) => tx.refreshToken.updateMany({ where: { digest: digest(grants[1]!.record.refresh_token!) }, data: { usedAt: now() } }));
+    const lastUsedBefore = (await (await db()).grant.findUniqueOrThrow({ where: { id: grants[1]!.grantId } })).lastUsedAt;
+    advanceClock(1000);
+    const outcomes = await Promise.allSettled(grants.map((grant) => rotateRefreshToken(digest(grant.record.refresh_token!), planFor(grant))));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(LostRotation);
+    const counts = await Promise.all(grants.map(async (grant) => (await db()).accessToken.count({ where: { grantId: grant.grantId } })));
+    expect(counts).toEqual([2, 1, 2]);
+    expect((await (await db()).grant.findUniqueOrThrow({ where: { id: grants[1]!.grantId } })).lastUsedAt).toEqual(lastUsedBefore);
   });
 
   it("of concurrent rotations of one token exactly one claims it", async () => {

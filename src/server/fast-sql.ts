@@ -247,10 +247,12 @@ const PG = {
       SELECT $12::text, $5::timestamp(3), $2::int, $13::text, $14::text, $15::text FROM g WHERE $12::text IS NOT NULL RETURNING "id"
     )
     SELECT "id" FROM g`,
-  // The grant row first (the InitPlan of `claimed` runs `g` before any token row is locked), then the claim,
-  // then inserts that exist only if the claim did.
+  // The grant row first (the InitPlan of `claimed` runs `g` before any token row is locked; `g` touches it
+  // only while the token looks usable), then the claim, then inserts that exist only if the claim did.
   rotate: `WITH g AS (
-      UPDATE "Grant" SET "lastUsedAt" = $1::timestamp(3) WHERE "id" = $2::int AND "revokedAt" IS NULL RETURNING "id"
+      UPDATE "Grant" SET "lastUsedAt" = $1::timestamp(3) WHERE "id" = $2::int AND "revokedAt" IS NULL
+        AND EXISTS (SELECT 1 FROM "RefreshToken" WHERE "id" = $3::int AND "usedAt" IS NULL AND "revokedAt" IS NULL)
+      RETURNING "id"
     ), claimed AS (
       UPDATE "RefreshToken" SET "usedAt" = $1::timestamp(3)
       WHERE "id" = $3::int AND "usedAt" IS NULL AND "revokedAt" IS NULL AND EXISTS (SELECT 1 FROM g) RETURNING "id"
