@@ -21,20 +21,21 @@ export function hashingSlots(config: { workers: number; threadPoolSize: number }
   return Math.max(1, Math.min(share, config.threadPoolSize - SPARE_POOL_THREADS));
 }
 
-let slots: number | null = null;
-let busy = 0;
-const waiting: Array<() => void> = [];
+// One queue per process, on globalThis: the custom server loads this module twice (its own copy for the
+// password grant, Next's bundle's for sign-in), and both share one thread pool.
+type Slots = { size: number; busy: number; waiting: Array<() => void> };
+const holder = globalThis as typeof globalThis & { __hashingSlots?: Slots };
 
 async function withSlot<T>(work: () => Promise<T>): Promise<T> {
-  slots ??= hashingSlots(env());
-  if (busy >= slots) await new Promise<void>((resolve) => waiting.push(resolve));
-  else busy++;
+  const slots = (holder.__hashingSlots ??= { size: hashingSlots(env()), busy: 0, waiting: [] });
+  if (slots.busy >= slots.size) await new Promise<void>((resolve) => slots.waiting.push(resolve));
+  else slots.busy++;
   try {
     return await work();
   } finally {
-    const next = waiting.shift();
+    const next = slots.waiting.shift();
     if (next) next(); // the slot passes straight to the next in line
-    else busy--;
+    else slots.busy--;
   }
 }
 
