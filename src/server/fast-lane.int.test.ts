@@ -121,6 +121,23 @@ describe("the 64 KiB body limit", () => {
   });
 });
 
+describe("a client that goes away", () => {
+  it("mid-body leaves nothing behind: the next request is served", async () => {
+    await new Promise<void>((done) => {
+      const socket = connect(portOf(server.url), "127.0.0.1", () => {
+        socket.write("POST /api/connect/oauth2/token/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"grant_");
+        setTimeout(() => {
+          socket.destroy();
+          done();
+        }, 50);
+      });
+    });
+    const response = await fetch(`${server.url}/api/health`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok" });
+  });
+});
+
 describe("the client address", () => {
   it("is the socket's: with TRUST_PROXY=0 a client's own X-Forwarded-For changes nothing", async () => {
     expect(env().trustProxy).toBe(false);

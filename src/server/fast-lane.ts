@@ -69,6 +69,9 @@ const textual = /^(application\/(json|[\w.+-]+\+json)|text\/)/i;
 
 type ReadResult = { body: Buffer | null; oversize: boolean };
 
+/** The client went away before its request was read: nothing to answer, nothing to log. */
+class ClientGone extends Error {}
+
 /** Reads a request body up to the limit: past it, stops reading (the caller closes the connection). */
 function readBody(req: IncomingMessage): Promise<ReadResult> {
   const declared = req.headers["content-length"];
@@ -93,8 +96,8 @@ function readBody(req: IncomingMessage): Promise<ReadResult> {
       }
     };
     const onEnd = () => done({ body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), oversize: false });
-    const onError = (error: Error) => done(null, error);
-    const onClose = () => done(null, new Error("request closed before its body ended"));
+    const onError = () => done(null, new ClientGone()); // reset or aborted by the client
+    const onClose = () => done(null, new ClientGone());
     req.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
   });
 }
@@ -130,7 +133,11 @@ async function writeResponse(res: ServerResponse, response: Response, method: st
   }
   if (close) flat.push("Connection", "close");
   res.writeHead(response.status, flat);
-  await new Promise<void>((done) => res.end(payload ?? undefined, done));
+  // 'close' follows 'finish', and also comes when the client went away first ('finish' then never does).
+  await new Promise<void>((done) => {
+    res.once("close", done);
+    res.end(payload ?? undefined);
+  });
 }
 
 function failure(res: ServerResponse, error: unknown, req: IncomingMessage): void {
@@ -178,6 +185,7 @@ export async function serveFastLane(req: IncomingMessage, res: ServerResponse, d
     await writeResponse(res, response, method, oversize || (options.closing?.() ?? false));
     if (after.length) await runAfterTasks(after);
   } catch (error) {
-    failure(res, error, req);
+    if (error instanceof ClientGone) res.destroy();
+    else failure(res, error, req);
   }
 }
