@@ -344,7 +344,8 @@ const get = (name: string, base: string, path: string, headers: Record<string, s
 function rotatingBearer(name: string, base: string, path: string, tokens: string[], connections?: number): Scenario {
   let next = 0;
   return {
-    ...get(name, base, path, {}, connections),
+    // (The warm-up sends this one with the first token; each connection then takes its own turns.)
+    ...get(name, base, path, { Authorization: `Bearer ${tokens[0]}` }, connections),
     setupClient: (client) => {
       let i = next++ * 7919;
       client.setRequests([
