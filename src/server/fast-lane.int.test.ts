@@ -121,6 +121,31 @@ describe("the 64 KiB body limit", () => {
   });
 });
 
+describe("bodies the lane has read", () => {
+  it("reach the handler as sent: JSON, text/plain JSON and forms parse, bad UTF-8 and other types are refused", async () => {
+    const session = await passwordSession();
+    const post = (body: BodyInit, type: string) =>
+      fetch(`${server.url}/api/bundle/`, { method: "POST", headers: { "Content-Type": type, Authorization: `Bearer ${session.accessToken}` }, body });
+    const created = await post(JSON.stringify({ name: "Über bundle" }), "application/json");
+    expect(created.status).toBe(201);
+    expect(await created.json()).toMatchObject({ name: "Über bundle" });
+    expect((await post(JSON.stringify({ name: "Plain" }), "text/plain")).status).toBe(201);
+    const badUtf8 = await post(new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), "application/json");
+    expect(badUtf8.status).toBe(400);
+    expect(await badUtf8.json()).toEqual({ error: "body: not valid UTF-8" });
+    const form = await post("name=Form", "application/x-www-form-urlencoded");
+    expect(form.status).toBe(415);
+    expect(await form.json()).toEqual({ error: "content type application/x-www-form-urlencoded is not supported; send application/json" });
+    const token = await fetch(`${server.url}/api/connect/oauth2/token/`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: session.refreshToken, client_id: session.client.client_id, client_secret: session.client.client_secret! }),
+    });
+    expect(token.status).toBe(200);
+    expect(await token.json()).toMatchObject({ token_type: "Bearer" });
+  });
+});
+
 describe("a client that goes away", () => {
   it("mid-body leaves nothing behind: the next request is served", async () => {
     await new Promise<void>((done) => {

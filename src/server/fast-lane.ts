@@ -10,7 +10,7 @@
 // is dropped, and bodies go with a Content-Length instead of chunked.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
-import { MAX_BODY_BYTES } from "@/http/body";
+import { bodyReadAlready, MAX_BODY_BYTES } from "@/http/body";
 import { runAfterTasks, runWithRequestContext, type AfterTask } from "@/http/request-context";
 import { JSON_TYPE, serialisedBody } from "@/http/respond";
 import { log, redact } from "@/server/log";
@@ -111,7 +111,9 @@ function toRequest(req: IncomingMessage, origin: string, body: Buffer | null): R
     else if (value) for (const item of value) headers.push([name, item]);
   }
   const url = req.url && req.url.startsWith("/") ? origin + req.url : new URL(req.url ?? "/", origin + "/").href;
-  return new Request(url, { method: req.method, headers, body: body as Uint8Array<ArrayBuffer> | null });
+  const request = new Request(url, { method: req.method, headers, body: body as Uint8Array<ArrayBuffer> | null });
+  if (body) bodyReadAlready(request, body); // readBody() takes these bytes as they are
+  return request;
 }
 
 async function writeResponse(res: ServerResponse, response: Response, method: string, close: boolean): Promise<void> {

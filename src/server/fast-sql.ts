@@ -320,14 +320,25 @@ export async function tokenByValue(digest: string, hint: string | undefined): Pr
   return { ...token, user: { id: userId, email: userEmail } };
 }
 
+type Conversions = Array<[column: string, to: "boolean" | "date"]>;
+const conversions = new WeakMap<BetterSqlite3.Statement, Conversions>();
+
 /** A row as Prisma returns it: SQLite's BOOLEAN columns as booleans, DATETIME columns as Dates. */
 function typedSqliteRow(statement: BetterSqlite3.Statement, row: Record<string, unknown>): Record<string, unknown> {
-  for (const column of statement.columns()) {
-    const value = row[column.name];
+  let convert = conversions.get(statement);
+  if (!convert) {
+    convert = [];
+    for (const column of statement.columns()) {
+      const type = column.type?.toUpperCase();
+      if (type === "BOOLEAN") convert.push([column.name, "boolean"]);
+      else if (type === "DATETIME") convert.push([column.name, "date"]);
+    }
+    conversions.set(statement, convert);
+  }
+  for (const [column, to] of convert) {
+    const value = row[column];
     if (value === null || value === undefined) continue;
-    const type = column.type?.toUpperCase();
-    if (type === "BOOLEAN") row[column.name] = value === 1;
-    else if (type === "DATETIME") row[column.name] = new Date(value as string);
+    row[column] = to === "boolean" ? value === 1 : new Date(value as string);
   }
   return row;
 }
