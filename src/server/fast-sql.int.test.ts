@@ -57,6 +57,23 @@ describe("bearerToken", () => {
     expect(await bearerToken(digest(grantOnly.record.access_token), now())).toBeNull();
   });
 
+  it("answers many lookups asked for at once each on its own terms (one statement for all on PostgreSQL)", async () => {
+    const [a, b, revoked] = [await grantWithTokens(), await grantWithTokens(), await grantWithTokens()];
+    await write((tx) => tx.accessToken.updateMany({ where: { digest: digest(revoked.record.access_token) }, data: { revokedAt: now() } }));
+    const at = now();
+    const later = new Date(at.getTime() + 3600 * 1000); // the same token, looked up as if past its expiry
+    const rows = await Promise.all([
+      bearerToken(digest(a.record.access_token), at),
+      bearerToken(digest(b.record.access_token), at),
+      bearerToken(digest(a.record.access_token), later),
+      bearerToken(digest(revoked.record.access_token), at),
+      bearerToken(digest("unknown"), at),
+      bearerToken(digest(b.record.access_token), at),
+    ]);
+    expect(rows.map((row) => row?.userId ?? null)).toEqual([a.user.id, b.user.id, null, null, null, b.user.id]);
+    expect(rows[0]).toEqual({ userId: a.user.id, clientId: a.clientRow.id, scopes: "readonly readwrite", userName: "Store User", userEmail: a.user.email, firstParty: false });
+  });
+
   it("does not read a Prisma transaction's uncommitted token: a read that meets one waits for its end", async () => {
     const { grantId, clientRow, user } = await grantWithTokens();
     const minted = mintTokens({ grantId, clientId: clientRow.id, userId: user.id, scopes: ["readonly"] });
