@@ -230,9 +230,10 @@ const PG = {
         r."revokedAt", r."usedAt", u."id", u."email"
       FROM "RefreshToken" r JOIN "User" u ON u."id" = r."userId" WHERE r."digest" = $1
     ) found ORDER BY CASE "kind" WHEN $2 THEN 0 ELSE 1 END LIMIT 1`,
-  refresh: `SELECT "id", "grantId", "clientId", "userId", "scopes", "expiresAt", "usedAt", "revokedAt" FROM "RefreshToken" WHERE "digest" = $1`,
-  client: `SELECT * FROM "Client" WHERE "clientId" = $1`,
-  userByEmail: `SELECT * FROM "User" WHERE "email" = $1`,
+  // These three and `bearer` take several keys at once (see pgLookup).
+  refresh: `SELECT "digest", "id", "grantId", "clientId", "userId", "scopes", "expiresAt", "usedAt", "revokedAt" FROM "RefreshToken" WHERE "digest" = ANY($1::text[])`,
+  client: `SELECT * FROM "Client" WHERE "clientId" = ANY($1::text[])`,
+  userByEmail: `SELECT * FROM "User" WHERE "email" = ANY($1::text[])`,
   recentFailures: `SELECT "createdAt" FROM "FailedAttempt" WHERE "key" = $1 AND "createdAt" > $2 ORDER BY "createdAt" DESC LIMIT $3`,
   startGrant: `WITH g AS (
       INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt")
@@ -274,8 +275,10 @@ const pgQuery = async <T extends pg.QueryResultRow>(pool: pg.Pool, name: keyof t
   (await pool.query<T>({ name: `fast-sql-${name}`, text: PG[name], values, types: pgTypes })).rows;
 
 async function pgRotate(pool: pg.Pool, digest: string, decide: (row: RefreshTokenRow | null) => RotationPlan): Promise<void> {
-  const [row] = await pgQuery<RefreshTokenRow>(pool, "refresh", [digest]);
-  const plan = decide(row ?? null); // throws to refuse; nothing has been written
+  const found = await pgLookup<RefreshTokenRow & { digest?: string }>(pool, "refresh", "digest", digest);
+  if (found) delete found.digest;
+  const row = found as RefreshTokenRow | null;
+  const plan = decide(row); // throws to refuse; nothing has been written
   const { access, refresh, audit } = plan;
   const [result] = await pgQuery<{ claimed: number }>(pool, "rotate", [
     pgTime(plan.at), row!.grantId, row!.id,
@@ -286,42 +289,37 @@ async function pgRotate(pool: pg.Pool, digest: string, decide: (row: RefreshToke
   if (result?.claimed !== 1) throw new LostRotation(row!.grantId);
 }
 
-// Bearer reads on PostgreSQL are batched: the lookups asked for within one turn of the event loop go to the
-// database as one statement (WHERE digest = ANY(...)). A round trip to PostgreSQL costs this process more CPU
-// than everything else a bearer read does (the writes and reads on its socket, the protocol), so under load
-// one round trip serves several requests; alone, a request still makes exactly one. Each request still sees
-// the database as of its own arrival or later, and compares the expiry with its own clock.
-type PendingBearer = { digest: string; at: Date; resolve: (row: BearerToken | null) => void; reject: (error: unknown) => void };
-let pendingBearers: PendingBearer[] = [];
+// Lookups by key on PostgreSQL are batched: those of one kind asked for within one turn of the event loop go
+// to the database as one statement (WHERE key = ANY(...)). A round trip to PostgreSQL costs this process more
+// CPU than everything else a bearer read does (the writes and reads on its socket, the protocol), so under
+// load one round trip serves several requests; alone, a request still makes exactly one. Each request sees
+// the database as of its own arrival or later, and gets a row of its own.
+type Pending<R> = { key: string; resolve: (row: R | null) => void; reject: (error: unknown) => void };
+const pendingLookups = new Map<string, Array<Pending<pg.QueryResultRow>>>();
 
-function pgBearerToken(pool: pg.Pool, digest: string, at: Date): Promise<BearerToken | null> {
+function pgLookup<R extends pg.QueryResultRow>(pool: pg.Pool, name: "bearer" | "refresh" | "client" | "userByEmail", keyColumn: string, key: string): Promise<R | null> {
   return new Promise((resolve, reject) => {
-    pendingBearers.push({ digest, at, resolve, reject });
-    if (pendingBearers.length === 1) setImmediate(() => void flushBearers(pool));
-  });
-}
-
-async function flushBearers(pool: pg.Pool): Promise<void> {
-  const batch = pendingBearers;
-  pendingBearers = [];
-  type Row = BearerToken & { digest: string; expiresAt: Date };
-  let rows: Row[];
-  try {
-    rows = await pgQuery<Row>(pool, "bearer", [[...new Set(batch.map((lookup) => lookup.digest))]]);
-  } catch (error) {
-    for (const lookup of batch) lookup.reject(error);
-    return;
-  }
-  const byDigest = new Map(rows.map((row) => [row.digest, row]));
-  for (const lookup of batch) {
-    const row = byDigest.get(lookup.digest);
-    if (!row || row.expiresAt <= lookup.at) {
-      lookup.resolve(null);
-      continue;
+    let pending = pendingLookups.get(name);
+    if (!pending) {
+      pending = [];
+      pendingLookups.set(name, pending);
+      setImmediate(() => {
+        const batch = pendingLookups.get(name)!;
+        pendingLookups.delete(name);
+        pgQuery<R>(pool, name, [[...new Set(batch.map((lookup) => lookup.key))]]).then(
+          (rows) => {
+            const byKey = new Map(rows.map((row) => [String(row[keyColumn]), row]));
+            for (const lookup of batch) {
+              const row = byKey.get(lookup.key);
+              lookup.resolve(row ? { ...row } : null);
+            }
+          },
+          (error: unknown) => batch.forEach((lookup) => lookup.reject(error)),
+        );
+      });
     }
-    const { userId, clientId, scopes, userName, userEmail, firstParty } = row;
-    lookup.resolve({ userId, clientId, scopes, userName, userEmail, firstParty });
-  }
+    pending.push({ key, resolve: resolve as (row: pg.QueryResultRow | null) => void, reject });
+  });
 }
 
 // --- The statements ---------------------------------------------------------------------------------------
@@ -329,7 +327,12 @@ async function flushBearers(pool: pg.Pool): Promise<void> {
 /** The live access token for a digest (not expired at `at`, neither it nor its grant revoked), or null. */
 export async function bearerToken(digest: string, at: Date): Promise<BearerToken | null> {
   const d = await driver();
-  if (d.kind === "postgresql") return pgBearerToken(d.pool, digest, at);
+  if (d.kind === "postgresql") {
+    const row = await pgLookup<BearerToken & { digest: string; expiresAt: Date }>(d.pool, "bearer", "digest", digest);
+    if (!row || row.expiresAt <= at) return null;
+    const { userId, clientId, scopes, userName, userEmail, firstParty } = row;
+    return { userId, clientId, scopes, userName, userEmail, firstParty };
+  }
   const row = (await sqliteRead(d, (s) => s.bearer.get(digest, sqliteTime(at)))) as (Omit<BearerToken, "firstParty"> & { firstParty: number }) | undefined;
   return row ? { ...row, firstParty: row.firstParty === 1 } : null;
 }
@@ -382,10 +385,7 @@ function typedSqliteRow(statement: BetterSqlite3.Statement, row: Record<string, 
 /** A row by the first statement of `name`, typed as Prisma types it; null when there is none. */
 async function typedRow<T>(name: "client" | "userByEmail", key: string): Promise<T | null> {
   const d = await driver();
-  if (d.kind === "postgresql") {
-    const [row] = await pgQuery<pg.QueryResultRow>(d.pool, name, [key]);
-    return (row as T | undefined) ?? null;
-  }
+  if (d.kind === "postgresql") return (await pgLookup(d.pool, name, name === "client" ? "clientId" : "email", key)) as T | null;
   const row = (await sqliteRead(d, (s) => s[name].get(key))) as Record<string, unknown> | undefined;
   return row ? (typedSqliteRow(statements(d.connection)[name], row) as T) : null;
 }
