@@ -38,26 +38,38 @@ type IssueOptions = {
 /** New token values and the rows that store their digests, not yet written. */
 export type MintedTokens = { access: NewTokenRow; refresh: NewTokenRow | null; record: TokenRecord };
 
-/** Makes an access token (and a refresh token) for a grant: the rows to store and the record to answer. */
-export function mintTokens(options: IssueOptions, issuedAt = now()): MintedTokens {
-  const accessToken = randomSecret();
-  const row = (secret: string, scopes: readonly Scope[], ttlSeconds: number): NewTokenRow => ({
+/** The values of a new token pair, which the caller decides to use or not. */
+export type TokenSecrets = { access: string; refresh: string | undefined };
+
+export function newSecrets(withRefresh: boolean): TokenSecrets {
+  return { access: randomSecret(), refresh: withRefresh ? randomSecret() : undefined };
+}
+
+export const accessExpiry = (issuedAt: Date) => new Date(issuedAt.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000);
+export const refreshExpiry = (issuedAt: Date) => new Date(issuedAt.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000);
+
+/**
+ * Makes an access token (and a refresh token) for a grant: the rows to store and the record to answer
+ * (with `secrets` made earlier, when their digests went to the database first).
+ */
+export function mintTokens(options: IssueOptions, issuedAt = now(), secrets = newSecrets(!!options.refreshScopes)): MintedTokens {
+  const row = (secret: string, scopes: readonly Scope[], expiresAt: Date): NewTokenRow => ({
     digest: digest(secret),
     grantId: options.grantId,
     clientId: options.clientId,
     userId: options.userId,
     scopes: formatScope(scopes),
     createdAt: issuedAt,
-    expiresAt: new Date(issuedAt.getTime() + ttlSeconds * 1000),
+    expiresAt,
   });
-  const refreshToken = options.refreshScopes ? randomSecret() : undefined;
+  const refreshToken = options.refreshScopes ? secrets.refresh : undefined;
   const scopes = storedScopes(formatScope(options.scopes));
   return {
-    access: row(accessToken, options.scopes, ACCESS_TOKEN_TTL_SECONDS),
-    refresh: refreshToken ? row(refreshToken, options.refreshScopes!, REFRESH_TOKEN_TTL_SECONDS) : null,
+    access: row(secrets.access, options.scopes, accessExpiry(issuedAt)),
+    refresh: refreshToken ? row(refreshToken, options.refreshScopes!, refreshExpiry(issuedAt)) : null,
     record: {
-      resource_uri: tokenUri(accessToken),
-      access_token: accessToken,
+      resource_uri: tokenUri(secrets.access),
+      access_token: secrets.access,
       ...(refreshToken ? { refresh_token: refreshToken } : {}),
       scopes,
       scope: formatScope(scopes),

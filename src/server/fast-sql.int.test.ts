@@ -4,9 +4,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, now, resetClock } from "@/clock";
 import { OAuthError } from "@/oauth/errors";
-import { bearerToken, clientByClientId, LostRotation, recentFailures, rotateRefreshToken, tokenByValue, userByEmail, type RotationPlan } from "@/server/fast-sql";
+import { bearerToken, clientByClientId, LostRotation, recentFailures, rotateAtOnce, rotateRefreshToken, tokenByValue, userByEmail, type RotationPlan } from "@/server/fast-sql";
 import { mintTokens, startGrant } from "@/oauth/tokens";
 import { digest } from "@/server/crypto";
+import { env } from "@/env";
 import { db, write } from "@/server/db";
 import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
@@ -248,6 +249,51 @@ describe("rotateRefreshToken", () => {
     expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
     expect(await (await db()).accessToken.count({ where: { grantId: grant.grantId } })).toBe(2);
     expect(await (await db()).refreshToken.count({ where: { grantId: grant.grantId } })).toBe(2);
+  });
+});
+
+describe("rotateAtOnce", () => {
+  const postgres = () => env().database.kind === "postgresql";
+  const attempt = (grant: Awaited<ReturnType<typeof grantWithTokens>>, clientId = grant.clientRow.id) => {
+    const at = now();
+    return rotateAtOnce({
+      digest: digest(grant.record.refresh_token!),
+      clientId,
+      at,
+      accessDigest: digest(`access-${Math.random()}`),
+      accessExpiresAt: new Date(at.getTime() + 3600_000),
+      refreshDigest: digest(`refresh-${Math.random()}`),
+      refreshExpiresAt: new Date(at.getTime() + 86_400_000),
+      audit: { type: "token.refreshed", clientId: grant.clientRow.clientId, ip: "192.0.2.9" },
+    });
+  };
+
+  it("on PostgreSQL claims a usable token and writes the whole rotation in one statement; on SQLite leaves it to rotateRefreshToken", async () => {
+    const grant = await grantWithTokens({ scopes: ["readonly"] });
+    const claimed = await attempt(grant);
+    if (!postgres()) {
+      expect(claimed).toBeNull();
+      expect((await (await db()).refreshToken.findUniqueOrThrow({ where: { digest: digest(grant.record.refresh_token!) } })).usedAt).toBeNull();
+      return;
+    }
+    expect(claimed).toEqual({ userId: grant.user.id, scopes: "readonly" });
+    expect(await (await db()).accessToken.count({ where: { grantId: grant.grantId } })).toBe(2);
+    expect(await (await db()).refreshToken.count({ where: { grantId: grant.grantId, usedAt: null } })).toBe(1);
+    const [event] = await (await db()).auditEvent.findMany({ where: { type: "token.refreshed", userId: grant.user.id } });
+    expect(event).toMatchObject({ clientId: grant.clientRow.clientId, ip: "192.0.2.9", detail: JSON.stringify({ scope: "readonly" }) });
+  });
+
+  it("claims nothing, and writes nothing, for another client's, a used or an expired token", async () => {
+    const other = await grantWithTokens();
+    const used = await grantWithTokens();
+    await write((tx) => tx.refreshToken.updateMany({ where: { digest: digest(used.record.refresh_token!) }, data: { usedAt: now() } }));
+    const expiring = await grantWithTokens();
+    const before = await (await db()).accessToken.count();
+    expect(await attempt(other, used.clientRow.id)).toBeNull();
+    expect(await attempt(used)).toBeNull();
+    advanceClock(31 * 24 * 3600 * 1000);
+    expect(await attempt(expiring)).toBeNull();
+    expect(await (await db()).accessToken.count()).toBe(before);
   });
 });
 

@@ -249,6 +249,32 @@ const PG = {
       SELECT $12::text, $5::timestamp(3), $2::int, $13::text, $14::text, $15::text FROM g WHERE $12::text IS NOT NULL RETURNING "id"
     )
     SELECT "id" FROM g`,
+  // The whole rotation of a request that narrows no scope, as one statement: the token is claimed only if it
+  // is this client's, unused, unrevoked and unexpired (the rules of src/oauth/grants/refresh-token.ts, which
+  // reads the token and says why when this claims nothing), and the new pair takes its scopes. Locks as
+  // below: the grant row first, then the token.
+  rotateAtOnce: `WITH rt AS (
+      SELECT "id", "grantId" FROM "RefreshToken"
+      WHERE "digest" = $1::text AND "clientId" = $2::int AND "usedAt" IS NULL AND "revokedAt" IS NULL AND "expiresAt" > $3::timestamp(3)
+    ), g AS (
+      UPDATE "Grant" SET "lastUsedAt" = $3::timestamp(3) FROM rt WHERE "Grant"."id" = rt."grantId" AND "Grant"."revokedAt" IS NULL
+      RETURNING "Grant"."id"
+    ), claimed AS (
+      UPDATE "RefreshToken" r SET "usedAt" = $3::timestamp(3) FROM rt
+      WHERE r."id" = rt."id" AND r."usedAt" IS NULL AND r."revokedAt" IS NULL AND EXISTS (SELECT 1 FROM g)
+      RETURNING r."grantId", r."userId", r."scopes"
+    ), access AS (
+      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
+      SELECT $4::text, c."grantId", $2::int, c."userId", c."scopes", $3::timestamp(3), $5::timestamp(3) FROM claimed c RETURNING "id"
+    ), refresh AS (
+      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
+      SELECT $6::text, c."grantId", $2::int, c."userId", c."scopes", $3::timestamp(3), $7::timestamp(3) FROM claimed c RETURNING "id"
+    ), audit AS (
+      INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail")
+      SELECT $8::text, $3::timestamp(3), c."userId", $9::text, $10::text, '{"scope":' || to_json(c."scopes")::text || '}'
+      FROM claimed c WHERE $8::text IS NOT NULL RETURNING "id"
+    )
+    SELECT "userId", "scopes" FROM claimed`,
   // The grant row first (the InitPlan of `claimed` runs `g` before any token row is locked; `g` touches it
   // only while the token looks usable), then the claim, then inserts that exist only if the claim did.
   rotate: `WITH g AS (
@@ -433,6 +459,36 @@ export async function startGrant(start: NewGrant): Promise<number> {
     return grantId;
   });
   return d.exclusive(() => insert.immediate());
+}
+
+/** A rotation whose rules are the token's own state (no scope narrowing), with the new pair's values. */
+export type RotationAtOnce = {
+  digest: string;
+  clientId: number;
+  at: Date;
+  accessDigest: string;
+  accessExpiresAt: Date;
+  refreshDigest: string;
+  refreshExpiresAt: Date;
+  /** The token.refreshed event: its user and detail ({"scope"}) come from the claimed token. */
+  audit: { type: string; clientId: string | null; ip: string | null } | null;
+};
+
+/**
+ * PostgreSQL only: the whole rotation in one statement (rotateAtOnce above). Resolves with the claimed
+ * token's user and scopes, or null when nothing was claimed, or on SQLite, where rotateRefreshToken's one
+ * transaction makes no round trips anyway: then the caller goes through rotateRefreshToken.
+ */
+export async function rotateAtOnce(rotation: RotationAtOnce): Promise<{ userId: number; scopes: string } | null> {
+  const d = await driver();
+  if (d.kind !== "postgresql") return null;
+  const { audit } = rotation;
+  const [claimed] = await pgQuery<{ userId: number; scopes: string }>(d.pool, "rotateAtOnce", [
+    rotation.digest, rotation.clientId, pgTime(rotation.at),
+    rotation.accessDigest, pgTime(rotation.accessExpiresAt), rotation.refreshDigest, pgTime(rotation.refreshExpiresAt),
+    audit?.type ?? null, audit?.clientId ?? null, audit?.ip ?? null,
+  ]);
+  return claimed ?? null;
 }
 
 /**

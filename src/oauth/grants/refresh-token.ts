@@ -12,8 +12,8 @@ import { digest } from "@/server/crypto";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
 import { isSubset, parseScope, storedScopes } from "@/oauth/scope";
-import { LostRotation, rotateRefreshToken, type RefreshTokenRow, type RotationPlan } from "@/server/fast-sql";
-import { mintTokens, revokeGrant, type TokenRecord } from "@/oauth/tokens";
+import { LostRotation, rotateAtOnce, rotateRefreshToken, type RefreshTokenRow, type RotationPlan } from "@/server/fast-sql";
+import { accessExpiry, mintTokens, newSecrets, refreshExpiry, revokeGrant, type TokenRecord } from "@/oauth/tokens";
 
 export const GRANT_TYPE = "refresh_token";
 
@@ -32,6 +32,29 @@ export async function refreshTokenGrant(client: Client, params: Record<string, u
   if (!REFRESHABLE.has(client.grantType)) throw new OAuthError("unauthorized_client");
   const presented = requiredParam(params, "refresh_token");
   const requested = parseScope(stringParam(params, "scope"));
+
+  // The common case where the database can do it in one statement (PostgreSQL): no narrowing asked for, so
+  // the rules below are the token's own state, and the claim checks them itself. When it claims nothing,
+  // the rotation below reads the token and says why.
+  if (!requested) {
+    const at = now();
+    const secrets = newSecrets(true);
+    const audit = auditRow({ type: "token.refreshed", clientId: client.clientId });
+    const claimed = await rotateAtOnce({
+      digest: digest(presented),
+      clientId: client.id,
+      at,
+      accessDigest: digest(secrets.access),
+      accessExpiresAt: accessExpiry(at),
+      refreshDigest: digest(secrets.refresh!),
+      refreshExpiresAt: refreshExpiry(at),
+      audit: { type: audit.type, clientId: audit.clientId, ip: audit.ip },
+    });
+    if (claimed) {
+      const granted = storedScopes(claimed.scopes);
+      return mintTokens({ grantId: 0, clientId: client.id, userId: claimed.userId, scopes: granted, refreshScopes: granted }, at, secrets).record;
+    }
+  }
 
   // Validate the token and respond: one rotation (src/server/fast-sql.ts) reads the token, applies these
   // rules, then claims it and issues the new tokens together; a refusal writes nothing.
