@@ -6,7 +6,8 @@
 // - bearerToken: the access token joined with what the handler needs next (the user, the client's
 //   first-party flag) and the grant's revocation (CONTRACT.md 1);
 // - tokenByValue: an access or refresh token by value for introspection and revocation (RFC 7662, 7009);
-// - rotateRefreshToken: the whole refresh rotation (RFC 6749 6, RFC 9700 4.14.2; CONTRACT.md 4);
+// - rotateRefreshToken: the whole refresh rotation (RFC 6749 6, RFC 9700 4.14.2; CONTRACT.md 4), and on
+//   PostgreSQL rotateAtOnce, the same as one statement for a refresh that narrows no scope;
 // - clientByClientId: the client of a token, revocation or introspection request, the first read of each
 //   (RFC 6749 2.3.1), and userByEmail, the password grant's resource owner (RFC 6749 4.3.2). Every column,
 //   typed as Prisma types it (from the declared column types), so that a column added to the model needs
@@ -15,13 +16,14 @@
 // - startGrant: a new grant, its first tokens and its audit event (password and implicit grants).
 // The rules stay in the domain files that call these; this file only reads and writes.
 //
-// Single use holds as before. SQLite: the rotation is one BEGIN IMMEDIATE transaction that reads, decides,
-// claims and issues while holding the database's write lock; in-process it also excludes Prisma's
-// transactions (db.ts), across processes SQLite's lock does. PostgreSQL: the rules are checked on a plain read;
-// then one statement locks the grant row (as revocation does first: src/oauth/tokens.ts revokeGrantInTx), claims
-// the token only if it is still unused and unrevoked, and inserts the new tokens only from that claim, so of N
-// concurrent uses exactly one inserts; a revocation either waits for the rotation and then revokes its new
-// tokens, or wins the grant row first and the rotation claims nothing.
+// Single use holds as before. SQLite: a rotation is one BEGIN IMMEDIATE transaction that reads, decides,
+// claims and issues while holding the database's write lock (rotations asked for in one turn of the event
+// loop share the transaction, a savepoint each); in-process it also excludes Prisma's transactions (db.ts),
+// across processes SQLite's lock does. PostgreSQL: one statement locks the grant row (as revocation does
+// first: src/oauth/tokens.ts revokeGrantInTx), claims the token only if it is still unused and unrevoked, and
+// inserts the new tokens only from that claim, so of N concurrent uses exactly one inserts; a revocation
+// either waits for the rotation and then revokes its new tokens, or wins the grant row first and the rotation
+// claims nothing. Lookups by key on PostgreSQL asked for in one turn of the event loop share a statement.
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import type { Client, User } from "@/generated/sqlite/client";
