@@ -7,6 +7,10 @@
 // It listens on http://localhost:8000/callback (the demo client's registered redirect URI), prints the
 // authorization URL to open in a browser, and when the browser comes back with a code it exchanges the code
 // at the token endpoint, calls GET /api/user/<id>/ with the access token, and prints both.
+//
+// With --no-exchange it stops before the exchange and prints the code and the PKCE verifier instead, so that
+// the exchange can be done by hand (README, "The same by hand with curl"): a code works once, so a code
+// this client has already spent would only be a replay.
 import { createHash, randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { parseArgs } from "node:util";
@@ -18,10 +22,11 @@ const { values } = parseArgs({
     server: { type: "string", default: "http://localhost:3000" },
     port: { type: "string", default: "8000" },
     scope: { type: "string", default: "readonly readwrite" },
+    "no-exchange": { type: "boolean", default: false },
   },
 });
 if (!values["client-id"]) {
-  console.error("usage: npm run example-client -- --client-id=ID [--client-secret=SECRET] [--server URL] [--port 8000]");
+  console.error("usage: npm run example-client -- --client-id=ID [--client-secret=SECRET] [--server URL] [--port 8000] [--scope S] [--no-exchange]");
   process.exit(2);
 }
 const server = values.server!.replace(/\/$/, "");
@@ -51,12 +56,16 @@ const http = createServer(async (req, res) => {
   if (url.searchParams.get("iss") !== server) return send(400, `Unexpected issuer ${url.searchParams.get("iss")}`);
   const error = url.searchParams.get("error");
   if (error) return send(400, `The server answered error=${error}`);
+  const code = url.searchParams.get("code");
+  if (values["no-exchange"]) {
+    return send(200, `Not exchanged (--no-exchange). Within 60 seconds, once:\n\n  CODE='${code}'\n  VERIFIER='${verifier}'\n`);
+  }
   const token = await fetch(`${server}/api/connect/oauth2/token/`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({
       grant_type: "authorization_code",
-      code: url.searchParams.get("code"),
+      code,
       redirect_uri: redirectUri,
       code_verifier: verifier,
       client_id: values["client-id"],

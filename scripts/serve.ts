@@ -1,6 +1,8 @@
 // npm run dev | build | start. Before anything serves: the environment is validated (one clear line and exit 1
 // when a variable is missing or malformed), pending migrations are applied, and in development an empty
-// database is seeded with demo users and clients whose credentials are printed once.
+// database is seeded with demo users and clients, whose credentials are printed on every start (from
+// .data/demo.env, which the seed writes). `start` refuses the development database unless asked
+// (ALLOW_DEV_DATABASE=1): it holds the demo users, whose passwords are in that file.
 //
 // `start` then runs the custom server (src/server/server.ts: Next.js for pages, the fast lane for /api) in
 // this process, or with WORKERS=n, n workers behind a primary that accepts the connections
@@ -66,7 +68,7 @@ async function serveHere(config: Config): Promise<void> {
 if (mode === "build") {
   runNext(["build"]);
 } else {
-  const { env, EnvError, loadDotenvFiles, nextAuthEnvironment } = await import("../src/env");
+  const { env, EnvError, loadDotenvFiles, nextAuthEnvironment, productionDatabaseProblem } = await import("../src/env");
   await loadDotenvFiles(mode === "dev" ? "development" : "production");
   let config: Config;
   try {
@@ -81,6 +83,13 @@ if (mode === "build") {
   // next-auth reads its own variables; Next (and the workers) inherit them from this process.
   Object.assign(process.env, nextAuthEnvironment(config), { PORT: String(config.port) });
 
+  if (mode === "start" && !cluster.isWorker) {
+    const problem = productionDatabaseProblem(config);
+    if (problem) {
+      console.error(problem);
+      process.exit(1);
+    }
+  }
   if (mode === "start" && cluster.isWorker) {
     await serveHere(config);
   } else {
@@ -98,9 +107,9 @@ if (mode === "build") {
       process.exit(1);
     }
     if (mode === "dev") {
-      const { seedIfEmpty } = await import("../src/server/seed");
+      const { demoCredentials, seedIfEmpty } = await import("../src/server/seed");
       const { disconnectDb } = await import("../src/server/db");
-      const printed = await seedIfEmpty();
+      const printed = (await seedIfEmpty()) ?? demoCredentials();
       if (printed) console.log("\n" + printed + "\n");
       await disconnectDb();
       runNext(["dev", "--port", String(config.port)]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EnvError, parseEnv } from "@/env";
+import { EnvError, parseEnv, productionDatabaseProblem } from "@/env";
 
 const base = { NODE_ENV: "production", AUTH_SECRET: "s".repeat(32) } as const;
 
@@ -47,5 +47,15 @@ describe("environment", () => {
     expect(error).toBeInstanceOf(EnvError);
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toContain("\n");
+  });
+
+  it("npm start refuses the development database unless ALLOW_DEV_DATABASE=1 (issue 14)", () => {
+    const production = { NODE_ENV: "production", AUTH_SECRET: "s".repeat(32) } as const;
+    expect(productionDatabaseProblem(parseEnv(production))).toMatch(/^Refusing to serve the development database file:\.\/\.data\/dev\.db/);
+    expect(productionDatabaseProblem(parseEnv({ ...production, DATABASE_URL: "file:.data/dev.db" }))).toMatch(/ALLOW_DEV_DATABASE=1/);
+    expect(productionDatabaseProblem(parseEnv({ ...production, ALLOW_DEV_DATABASE: "1" }))).toBeNull();
+    expect(productionDatabaseProblem(parseEnv({ ...production, DATABASE_URL: "file:./.data/prod.db" }))).toBeNull();
+    expect(productionDatabaseProblem(parseEnv({ ...production, DATABASE_URL: "postgresql://u:p@db/x" }))).toBeNull();
+    expect(() => parseEnv({ ...production, ALLOW_DEV_DATABASE: "yes" })).toThrow("Environment variable ALLOW_DEV_DATABASE must be 0 or 1");
   });
 });

@@ -40,6 +40,7 @@ const ZRawEnv = z.object({
   LOG_LEVEL: optional(z.enum(["debug", "info", "warn", "error", "silent"])),
   // Node's own variable, read here so that the password hashing can size itself to the pool it has.
   UV_THREADPOOL_SIZE: optional(z.coerce.number().int().min(1).max(1024)),
+  ALLOW_DEV_DATABASE: optional(z.enum(["0", "1"], { error: "must be 0 or 1" })),
   WORKERS: optional(z.coerce.number({ error: "must be an integer from 1 to 64" }).int("must be an integer from 1 to 64").min(1, "must be an integer from 1 to 64").max(64, "must be an integer from 1 to 64")),
 });
 
@@ -57,11 +58,15 @@ export type Env = {
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** `npm start` processes serving on one port (CONTRACT.md 11). */
   workers: number;
+  /** `npm start` may serve the development database (DEFAULT_DATABASE_URL): ALLOW_DEV_DATABASE=1. */
+  allowDevDatabase: boolean;
   /** Threads in libuv's pool (UV_THREADPOOL_SIZE; Node's default 4), where argon2id runs. */
   threadPoolSize: number;
 };
 
 const SECRET_FILE = ".data/auth-secret";
+/** The development database: `npm run dev` seeds it with demo users (src/server/seed.ts). */
+export const DEFAULT_DATABASE_URL = "file:./.data/dev.db";
 
 /** In development the session secret is generated once and kept under .data/ (CONTRACT.md 7). */
 function developmentSecret(): string {
@@ -88,7 +93,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const nodeEnv = raw.NODE_ENV ?? "development";
   const port = raw.PORT ?? 3000;
   const appUrl = (raw.APP_URL ?? `http://localhost:${port}`).replace(/\/$/, "");
-  const databaseUrl = raw.DATABASE_URL ?? "file:./.data/dev.db";
+  const databaseUrl = raw.DATABASE_URL ?? DEFAULT_DATABASE_URL;
   const database = databaseUrl.startsWith("file:")
     ? ({ kind: "sqlite", file: resolve(databaseUrl.slice("file:".length)) } as const)
     : ({ kind: "postgresql", url: databaseUrl } as const);
@@ -110,6 +115,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     devMailbox: raw.DEV_MAILBOX === "1" || (raw.DEV_MAILBOX !== "0" && nodeEnv !== "production"),
     logLevel: raw.LOG_LEVEL ?? (nodeEnv === "test" ? "silent" : "info"),
     workers: raw.WORKERS ?? 1,
+    allowDevDatabase: raw.ALLOW_DEV_DATABASE === "1",
     threadPoolSize: raw.UV_THREADPOOL_SIZE ?? 4,
   };
 }
@@ -121,6 +127,19 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 export async function loadDotenvFiles(mode = process.env.NODE_ENV === "production" ? "production" : "development"): Promise<void> {
   const { loadEnvConfig } = (await import("@next/env")) as typeof import("@next/env");
   loadEnvConfig(process.cwd(), mode === "development", { info: () => {}, error: console.error }, true);
+}
+
+/**
+ * Why `npm start` must not serve this database, or null: the development file (where `npm run dev` put demo
+ * users whose passwords are in .data/demo.env), unless ALLOW_DEV_DATABASE=1 (issue 14).
+ */
+export function productionDatabaseProblem(e: Env): string | null {
+  const development = resolve(DEFAULT_DATABASE_URL.slice("file:".length));
+  if (e.allowDevDatabase || e.database.kind !== "sqlite" || e.database.file !== development) return null;
+  return (
+    `Refusing to serve the development database ${DEFAULT_DATABASE_URL} in production: it holds the demo users of ` +
+    "`npm run dev`. Set DATABASE_URL (e.g. file:./.data/prod.db or postgresql://...), or ALLOW_DEV_DATABASE=1 to serve it anyway."
+  );
 }
 
 let cached: Env | null = null;

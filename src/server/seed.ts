@@ -1,6 +1,13 @@
-// Development seed: on an empty database, two demo users, one client of each grant type and a bundle. The
-// credentials are printed once (secrets are stored only as digests). Never runs in production.
+// Development seed (README "Try the API", issue 14): on an empty database, the demo data every README example
+// uses: three users (alice owns the clients and a bundle; bob asks her for access; carol is the one let in),
+// one client of each grant type for alice, a first-party client (the only kind that may redeem a permission
+// token by API, CONTRACT.md 6) and a password client of bob's (the password grant is for a client's owner
+// only, SPEC.md 5.4). Secrets are stored only as digests, so the credentials are written once to a file of
+// shell variables (.data/demo.env, mode 600, beside the generated AUTH_SECRET) that the README's examples
+// `source` and that `npm run dev` prints again on every start. Never runs in production.
 import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { createBundle } from "@/bundles/create-bundle";
 import { createClient } from "@/clients/create-client";
 import { env } from "@/env";
@@ -8,40 +15,111 @@ import { db } from "@/server/db";
 import { createUser } from "@/users/create-user";
 
 export const DEMO_REDIRECT_URI = "http://localhost:8000/callback";
+export const DEMO_FILE = ".data/demo.env";
 
-export async function seedIfEmpty(): Promise<string | null> {
+/** The variables of the demo file, in the order they are written. */
+type Demo = Record<(typeof NAMES)[number], string>;
+const NAMES = [
+  "DEMO_DATABASE",
+  "ALICE_PASSWORD",
+  "BOB_PASSWORD",
+  "CAROL_PASSWORD",
+  "CODE_CLIENT_ID",
+  "CODE_CLIENT_SECRET",
+  "IMPLICIT_CLIENT_ID",
+  "IMPLICIT_CLIENT_SECRET",
+  "PASSWORD_CLIENT_ID",
+  "PASSWORD_CLIENT_SECRET",
+  "FIRST_PARTY_CLIENT_ID",
+  "FIRST_PARTY_CLIENT_SECRET",
+  "BOB_CLIENT_ID",
+  "BOB_CLIENT_SECRET",
+  "SERVICE_CLIENT_ID",
+  "SERVICE_CLIENT_SECRET",
+  "DEVICE_CLIENT_ID",
+] as const;
+
+/** Seeds an empty database and writes the demo file; null when the database already has users. */
+export async function seedIfEmpty(file = DEMO_FILE): Promise<string | null> {
   if ((await (await db()).user.count()) > 0) return null;
   const password = () => randomBytes(9).toString("base64url");
-  const alicePassword = password();
-  const bobPassword = password();
-  const alice = await createUser({ email: "alice@example.com", password: alicePassword, name: "Alice Demo" });
-  await createUser({ email: "bob@example.com", password: bobPassword, name: "Bob Demo" });
-  const code = await createClient({ ownerId: alice.id, name: "Demo web app (authorization code)", grantType: "authorization_code", redirectUris: [DEMO_REDIRECT_URI] });
-  const implicit = await createClient({ ownerId: alice.id, name: "Demo browser app (implicit)", grantType: "implicit", redirectUris: [DEMO_REDIRECT_URI] });
-  const pw = await createClient({ ownerId: alice.id, name: "Demo script (password)", grantType: "password" });
-  const service = await createClient({ ownerId: alice.id, name: "Demo server (client credentials)", grantType: "client_credentials" });
-  const device = await createClient({ ownerId: alice.id, name: "Demo TV (device)", grantType: "device_code", isPublic: true });
-  const bundle = await createBundle({ ownerId: alice.id, name: "Alice's photos" });
+  const demo = { DEMO_DATABASE: env().databaseUrl, ALICE_PASSWORD: password(), BOB_PASSWORD: password(), CAROL_PASSWORD: password() } as Partial<Demo>;
+  const alice = await createUser({ email: "alice@example.com", password: demo.ALICE_PASSWORD!, name: "Alice Demo" });
+  const bob = await createUser({ email: "bob@example.com", password: demo.BOB_PASSWORD!, name: "Bob Demo" });
+  await createUser({ email: "carol@example.com", password: demo.CAROL_PASSWORD!, name: "Carol Demo" });
+  const owned = { ownerId: alice.id };
+  const code = await createClient({ ...owned, name: "Demo web app (authorization code)", grantType: "authorization_code", redirectUris: [DEMO_REDIRECT_URI] });
+  const implicit = await createClient({ ...owned, name: "Demo browser app (implicit)", grantType: "implicit", redirectUris: [DEMO_REDIRECT_URI] });
+  const pw = await createClient({ ...owned, name: "Demo script (password)", grantType: "password" });
+  const firstParty = await createClient({ ...owned, name: "Demo first-party app (password)", grantType: "password", firstParty: true });
+  const bobs = await createClient({ ownerId: bob.id, name: "Bob's script (password)", grantType: "password" });
+  const service = await createClient({ ...owned, name: "Demo server (client credentials)", grantType: "client_credentials" });
+  const device = await createClient({ ...owned, name: "Demo TV (device)", grantType: "device_code", isPublic: true });
+  await createBundle({ ownerId: alice.id, name: "Alice's photos" });
+  Object.assign(demo, {
+    CODE_CLIENT_ID: code.client_id,
+    CODE_CLIENT_SECRET: code.client_secret!,
+    IMPLICIT_CLIENT_ID: implicit.client_id,
+    IMPLICIT_CLIENT_SECRET: implicit.client_secret!,
+    PASSWORD_CLIENT_ID: pw.client_id,
+    PASSWORD_CLIENT_SECRET: pw.client_secret!,
+    FIRST_PARTY_CLIENT_ID: firstParty.client_id,
+    FIRST_PARTY_CLIENT_SECRET: firstParty.client_secret!,
+    BOB_CLIENT_ID: bobs.client_id,
+    BOB_CLIENT_SECRET: bobs.client_secret!,
+    SERVICE_CLIENT_ID: service.client_id,
+    SERVICE_CLIENT_SECRET: service.client_secret!,
+    DEVICE_CLIENT_ID: device.client_id,
+  });
+  writeDemoFile(file, demo as Demo);
+  return describe(demo as Demo, file, "Demo data created");
+}
+
+/** On a later start: the demo credentials again, if the demo file belongs to this database. */
+export function demoCredentials(file = DEMO_FILE): string | null {
+  const path = resolve(file);
+  if (!existsSync(path)) return null;
+  const demo: Partial<Demo> = {};
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    const match = /^([A-Z_]+)='([^']*)'$/.exec(line);
+    if (match && (NAMES as readonly string[]).includes(match[1]!)) demo[match[1] as keyof Demo] = match[2]!;
+  }
+  if (demo.DEMO_DATABASE !== env().databaseUrl || NAMES.some((name) => demo[name] === undefined)) return null;
+  return describe(demo as Demo, file, "Demo data (as seeded; passwords changed since are not shown)");
+}
+
+function writeDemoFile(file: string, demo: Demo): void {
+  const path = resolve(file);
+  mkdirSync(dirname(path), { recursive: true });
+  const lines = NAMES.map((name) => `${name}='${demo[name]}'`);
+  const header = "# The development seed's demo credentials (npm run dev). `source .data/demo.env` for the README's examples.";
+  writeFileSync(path, [header, ...lines, ""].join("\n"), { mode: 0o600 });
+  chmodSync(path, 0o600);
+}
+
+function describe(demo: Demo, file: string, title: string): string {
   const base = env().appUrl;
   return [
-    "Demo data created (shown once; secrets are stored only as digests):",
-    `  user    alice@example.com  password ${alicePassword}   (owns the clients and the bundle)`,
-    `  user    bob@example.com    password ${bobPassword}`,
-    `  client  authorization_code client_id ${code.client_id}  client_secret ${code.client_secret}  redirect_uri ${DEMO_REDIRECT_URI}`,
-    `  client  implicit           client_id ${implicit.client_id}  client_secret ${implicit.client_secret}  redirect_uri ${DEMO_REDIRECT_URI}`,
-    `  client  password           client_id ${pw.client_id}  client_secret ${pw.client_secret}`,
-    `  client  client_credentials client_id ${service.client_id}  client_secret ${service.client_secret}`,
-    `  client  device_code        client_id ${device.client_id}  (public: no secret)`,
-    `  bundle  ${bundle.resource_uri} "${bundle.name}"`,
+    `${title}; saved in ${file} (\`source ${file}\` for the README's examples):`,
+    `  user    alice@example.com  password ${demo.ALICE_PASSWORD}   (owns the clients and the bundle /api/bundle/1/)`,
+    `  user    bob@example.com    password ${demo.BOB_PASSWORD}`,
+    `  user    carol@example.com  password ${demo.CAROL_PASSWORD}`,
+    `  client  authorization_code client_id ${demo.CODE_CLIENT_ID}  client_secret ${demo.CODE_CLIENT_SECRET}  redirect_uri ${DEMO_REDIRECT_URI}`,
+    `  client  implicit           client_id ${demo.IMPLICIT_CLIENT_ID}  client_secret ${demo.IMPLICIT_CLIENT_SECRET}  redirect_uri ${DEMO_REDIRECT_URI}`,
+    `  client  password           client_id ${demo.PASSWORD_CLIENT_ID}  client_secret ${demo.PASSWORD_CLIENT_SECRET}`,
+    `  client  password, first-party  client_id ${demo.FIRST_PARTY_CLIENT_ID}  client_secret ${demo.FIRST_PARTY_CLIENT_SECRET}`,
+    `  client  password (bob's)   client_id ${demo.BOB_CLIENT_ID}  client_secret ${demo.BOB_CLIENT_SECRET}`,
+    `  client  client_credentials client_id ${demo.SERVICE_CLIENT_ID}  client_secret ${demo.SERVICE_CLIENT_SECRET}`,
+    `  client  device_code        client_id ${demo.DEVICE_CLIENT_ID}  (public: no secret)`,
     "",
     "  Try the authorization code flow in a browser with the example client (README, \"Walk-through\"):",
-    `  npm run example-client -- --client-id=${code.client_id} --client-secret=${code.client_secret}`,
+    `  npm run example-client -- --client-id=${demo.CODE_CLIENT_ID} --client-secret=${demo.CODE_CLIENT_SECRET}`,
     "",
     "  Try the password grant:",
-    `  curl -s ${base}/api/connect/oauth2/token/ -H 'Content-Type: application/json' \\`,
-    `    -d '{"grant_type":"password","client_id":"${pw.client_id}","client_secret":"${pw.client_secret}","username":"alice@example.com","password":"${alicePassword}","scope":"readonly readwrite"}'`,
+    `  curl -s ${base}/api/connect/oauth2/token/ -u '${demo.PASSWORD_CLIENT_ID}:${demo.PASSWORD_CLIENT_SECRET}' \\`,
+    `    -d grant_type=password -d username=alice@example.com -d password='${demo.ALICE_PASSWORD}' -d scope='readonly readwrite'`,
     "",
     "  Try the device flow (then open verification_uri_complete, approve, and poll as the README shows):",
-    `  curl -s ${base}/api/connect/oauth2/device/ -d client_id=${device.client_id} -d scope=readonly`,
+    `  curl -s ${base}/api/connect/oauth2/device/ -d client_id=${demo.DEVICE_CLIENT_ID} -d scope=readonly`,
   ].join("\n");
 }
