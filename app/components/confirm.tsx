@@ -4,6 +4,7 @@
 // (role="dialog", focus inside, Escape or "Cancel" closes it and changes nothing); the dialog's own button runs
 // the server action, and the page's status region says what happened.
 import { useEffect, useId, useRef, useState, useTransition, type ReactNode } from "react";
+import { useHydrated } from "./hydrated";
 import { useAnnounce, type Outcome } from "./status";
 import { Button, type ButtonVariant } from "./ui";
 
@@ -31,12 +32,13 @@ export function ConfirmDialog({ label, ariaLabel, buttonVariant = "secondary", t
   const [pending, startTransition] = useTransition();
   const titleId = useId();
   const bodyId = useId();
+  const hydrated = useHydrated();
   useEffect(() => {
     if (open && !dialog.current?.open) dialog.current?.showModal();
   }, [open]);
   return (
     <>
-      <Button type="button" variant={buttonVariant} aria-label={ariaLabel} aria-haspopup="dialog" disabled={pending} onClick={() => setOpen(true)}>
+      <Button type="button" variant={buttonVariant} aria-label={ariaLabel} aria-haspopup="dialog" disabled={pending || !hydrated} onClick={() => setOpen(true)}>
         {label}
       </Button>
       <dialog

@@ -5,6 +5,7 @@
 // shown at the field (focus moves to the first one), an error that belongs to no field is shown in the form,
 // and only a success clears the form. What happened is said next to the form (FormOutcome).
 import { useState, useTransition, type FormEvent } from "react";
+import { useHydrated } from "./hydrated";
 import { Alert } from "./ui";
 
 /** What a form's server action answers. */
@@ -13,6 +14,7 @@ export type FormResult = { ok: boolean; message: string; fieldErrors?: Record<st
 export function useServerForm<R extends FormResult>(action: (form: FormData) => Promise<R>, options: { resetOnSuccess?: boolean } = {}) {
   const [result, setResult] = useState<R | null>(null);
   const [pending, startTransition] = useTransition();
+  const hydrated = useHydrated();
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = event.currentTarget;
@@ -33,6 +35,8 @@ export function useServerForm<R extends FormResult>(action: (form: FormData) => 
   return {
     result,
     pending,
+    /** Submitting is possible: React has taken over the page and nothing is being sent. */
+    ready: hydrated && !pending,
     onSubmit,
     fieldError: (name: string) => failed?.fieldErrors?.[name] ?? null,
     /** An error that belongs to no field. */

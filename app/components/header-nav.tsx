@@ -7,6 +7,7 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useState } from "react";
+import { useHydrated } from "./hydrated";
 import { SERVICE_NAME } from "@/site";
 import { Logo } from "./logo";
 import { SignOutButton } from "./sign-out-button";
@@ -33,16 +34,21 @@ export function HeaderNav({ email }: { email: string | null }) {
   // The menu is open for the page it was opened on; navigating closes it.
   const [openOn, setOpenOn] = useState<string | null>(null);
   const open = openOn === pathname;
+  const hydrated = useHydrated();
 
   if (FLOW_PAGES.some((page) => isCurrent(pathname, page))) {
     return (
       <header className="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
         <div className="mx-auto flex min-h-14 max-w-3xl items-center gap-3 px-4 text-sm">
-          <span className="flex items-center gap-2 font-semibold">
+          <span className="flex shrink-0 items-center gap-2 font-semibold whitespace-nowrap">
             <Logo />
             {SERVICE_NAME}
           </span>
-          {email ? <span className="ml-auto truncate text-slate-600 dark:text-slate-400">{email}</span> : null}
+          {email ? (
+            <span className="ml-auto min-w-0 truncate text-slate-600 dark:text-slate-400" title={email}>
+              {email}
+            </span>
+          ) : null}
         </div>
       </header>
     );
@@ -52,7 +58,7 @@ export function HeaderNav({ email }: { email: string | null }) {
   return (
     <header className="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
       <div className="mx-auto flex min-h-14 max-w-3xl flex-wrap items-center gap-x-6 px-4 text-sm">
-        <Link href="/" className="flex items-center gap-2 py-3 font-semibold" aria-current={pathname === "/" ? "page" : undefined}>
+        <Link href="/" className="flex shrink-0 items-center gap-2 py-3 font-semibold whitespace-nowrap" aria-current={pathname === "/" ? "page" : undefined}>
           <Logo />
           {SERVICE_NAME}
         </Link>
@@ -61,6 +67,7 @@ export function HeaderNav({ email }: { email: string | null }) {
           className="ml-auto inline-flex min-h-10 items-center gap-2 rounded-lg border border-slate-300 px-3 font-semibold md:hidden dark:border-slate-600"
           aria-expanded={open}
           aria-controls="site-menu"
+          disabled={!hydrated}
           onClick={() => setOpenOn(open ? null : pathname)}
         >
           <svg viewBox="0 0 20 20" className="h-4 w-4" aria-hidden="true" focusable="false">

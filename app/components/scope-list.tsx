@@ -18,7 +18,7 @@ export function ScopeList({ scopes, label }: { scopes: readonly Scope[]; label?:
             className={`flex items-start gap-3 rounded-lg border px-3 py-2 ${write ? "border-amber-400 bg-amber-50 dark:border-amber-600 dark:bg-amber-950" : "border-slate-200 dark:border-slate-700"}`}
           >
             <span
-              className={`mt-0.5 shrink-0 rounded px-1.5 py-0.5 text-xs font-semibold ${write ? "bg-amber-200 text-amber-950 dark:bg-amber-700 dark:text-amber-50" : "bg-slate-100 text-slate-800 dark:bg-slate-800 dark:text-slate-200"}`}
+              className={`mt-0.5 min-w-22 shrink-0 rounded px-1.5 py-0.5 text-center text-xs font-semibold ${write ? "bg-amber-200 text-amber-950 dark:bg-amber-700 dark:text-amber-50" : "bg-slate-100 text-slate-800 dark:bg-slate-800 dark:text-slate-200"}`}
             >
               {write ? "Can change" : "Can read"}
             </span>

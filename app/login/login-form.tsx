@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { signIn } from "next-auth/react";
 import { useRef, useState, type FormEvent } from "react";
+import { useHydrated } from "../components/hydrated";
 import { Alert, Button, Card, Field } from "../components/ui";
 
 const MESSAGES: Record<string, string> = {
@@ -17,6 +18,7 @@ export function LoginForm({ callbackUrl, initialEmail }: { callbackUrl: string; 
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
   const password = useRef<HTMLInputElement>(null);
+  const hydrated = useHydrated();
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -40,7 +42,7 @@ export function LoginForm({ callbackUrl, initialEmail }: { callbackUrl: string; 
         {error ? <Alert>{error}</Alert> : null}
         <Field label="Email" name="email" type="email" autoComplete="username" required autoFocus={!initialEmail} value={email} onChange={(e) => setEmail(e.target.value)} />
         <Field ref={password} label="Password" name="password" type="password" autoComplete="current-password" required autoFocus={Boolean(initialEmail)} />
-        <Button type="submit" disabled={pending} className="w-full">
+        <Button type="submit" disabled={pending || !hydrated} className="w-full">
           {pending ? "Signing in…" : "Sign in"}
         </Button>
         <p className="text-center text-sm">

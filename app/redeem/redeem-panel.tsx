@@ -4,6 +4,7 @@ import { useState, useTransition } from "react";
 import { formatDateTime, type Reader } from "@/format/date-time";
 import type { TokenView } from "@/permission-requests/describe-token";
 import { ConfirmDialog } from "../components/confirm";
+import { useHydrated } from "../components/hydrated";
 import { Alert, Button, Card, TextLink } from "../components/ui";
 
 type Request = Extract<TokenView, { request: unknown }>["request"];
@@ -26,6 +27,7 @@ function problem(status: number, error: string): State {
 export function RedeemPanel({ token, userEmail, initial, reader }: { token: string; userEmail: string; initial: TokenView; reader: Reader }) {
   const [view, setView] = useState<State>(initial);
   const [busy, startTransition] = useTransition();
+  const hydrated = useHydrated();
   const date = (iso: string | null) => (iso ? formatDateTime(new Date(iso), reader) : "");
 
   async function call(method: string, path: string) {
@@ -121,7 +123,7 @@ export function RedeemPanel({ token, userEmail, initial, reader }: { token: stri
       )}
       <p className="text-sm text-slate-700 dark:text-slate-300">If you accept, they can read the bundle until you revoke the access. This link works once, until {date(request.expires_at)}.</p>
       <div className="flex flex-wrap gap-3">
-        <Button type="button" onClick={accept} disabled={busy}>
+        <Button type="button" onClick={accept} disabled={busy || !hydrated}>
           {busy ? "Accepting…" : "Accept"}
         </Button>
         <ConfirmDialog label="Decline" title="Decline this request?" confirmLabel="Decline request" onConfirm={() => decline(request)}>

@@ -23,7 +23,7 @@ function Copyable({ label, value, testId }: { label: string; value: string; test
 }
 
 export function RegisterClientForm() {
-  const { result, pending, onSubmit, fieldError, formError } = useServerForm(registerClient);
+  const { result, pending, ready, onSubmit, fieldError, formError } = useServerForm(registerClient);
   const registered = result?.ok ? result.client : undefined;
   return (
     <form onSubmit={onSubmit} method="post" className="space-y-4">
@@ -57,7 +57,7 @@ export function RegisterClientForm() {
           </p>
         ) : null}
       </div>
-      <Button type="submit" disabled={pending}>
+      <Button type="submit" disabled={!ready}>
         {pending ? "Registering…" : "Register client"}
       </Button>
       <FormOutcome result={null} formError={formError} />

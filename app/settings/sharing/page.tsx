@@ -122,7 +122,9 @@ export default async function SharingPage() {
                         Bundle id {access.bundle.id} · owned by {who(access.owner)} · since {format(access.createdAt)}
                       </p>
                     </div>
-                    <GiveUpButton permissionId={access.id} bundleName={access.bundle.name} ownerName={access.owner.name} />
+                    <div className="shrink-0">
+                      <GiveUpButton permissionId={access.id} bundleName={access.bundle.name} ownerName={access.owner.name} />
+                    </div>
                   </Card>
                 </li>
               ))}
@@ -142,7 +144,9 @@ export default async function SharingPage() {
                 <p className="min-w-0 flex-1">
                   {summary} <span className="text-slate-600 dark:text-slate-400">The link works until {format(request.expiresAt)}.</span>
                 </p>
-                <EndRequestButton requestId={request.id} bundleName={request.bundle.name} mode="decline" summary={summary} />
+                <div className="shrink-0">
+                  <EndRequestButton requestId={request.id} bundleName={request.bundle.name} mode="decline" summary={summary} />
+                </div>
               </Card>
             );
           })}
@@ -169,7 +173,11 @@ export default async function SharingPage() {
                     {request.status === "expired" ? ` · on ${format(request.expiresAt)}` : null}
                   </p>
                 </div>
-                {request.status === "pending" ? <EndRequestButton requestId={request.id} bundleName={request.bundle.name} mode="withdraw" summary={summary} /> : null}
+                {request.status === "pending" ? (
+                  <div className="shrink-0">
+                    <EndRequestButton requestId={request.id} bundleName={request.bundle.name} mode="withdraw" summary={summary} />
+                  </div>
+                ) : null}
               </Card>
             );
           })}

@@ -8,14 +8,14 @@ import { Button, Field, SelectField } from "../../components/ui";
 import { askOwnerAction, createBundleAction, deleteBundleAction, endRequest, letInAction, revokeAccess } from "./actions";
 
 export function CreateBundleForm() {
-  const { result, pending, onSubmit, fieldError, formError } = useServerForm(createBundleAction);
+  const { result, pending, ready, onSubmit, fieldError, formError } = useServerForm(createBundleAction);
   return (
     <form onSubmit={onSubmit} method="post" className="space-y-4" aria-labelledby="create-bundle">
       <h3 id="create-bundle" className="font-semibold">
         Create a bundle
       </h3>
       <Field label="Bundle name" name="name" id="bundle-name" required maxLength={200} error={fieldError("name")} />
-      <Button type="submit" disabled={pending}>
+      <Button type="submit" disabled={!ready}>
         {pending ? "Creating…" : "Create bundle"}
       </Button>
       <FormOutcome result={result} formError={formError} />
@@ -24,7 +24,7 @@ export function CreateBundleForm() {
 }
 
 export function LetInForm({ bundles }: { bundles: { id: number; name: string }[] }) {
-  const { result, pending, onSubmit, fieldError, formError } = useServerForm(letInAction);
+  const { result, pending, ready, onSubmit, fieldError, formError } = useServerForm(letInAction);
   return (
     <form onSubmit={onSubmit} method="post" className="space-y-4" aria-labelledby="let-in">
       <h3 id="let-in" className="font-semibold">
@@ -39,7 +39,7 @@ export function LetInForm({ bundles }: { bundles: { id: number; name: string }[]
         ))}
       </SelectField>
       <Field label="E-mail of the person to let in" name="user_allowed" id="let-in-email" type="email" autoComplete="off" required error={fieldError("user_allowed")} />
-      <Button type="submit" disabled={pending || bundles.length === 0}>
+      <Button type="submit" disabled={!ready || bundles.length === 0}>
         {pending ? "Letting in…" : "Let in"}
       </Button>
       {bundles.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-400">Create a bundle first.</p> : null}
@@ -49,7 +49,7 @@ export function LetInForm({ bundles }: { bundles: { id: number; name: string }[]
 }
 
 export function AskOwnerForm({ ownEmail }: { ownEmail: string }) {
-  const { result, pending, onSubmit, fieldError, formError } = useServerForm(askOwnerAction);
+  const { result, pending, ready, onSubmit, fieldError, formError } = useServerForm(askOwnerAction);
   return (
     <form onSubmit={onSubmit} method="post" className="space-y-4">
       <Field label="Owner's e-mail" name="user_target" id="ask-owner" type="email" autoComplete="off" required error={fieldError("user_target")} />
@@ -74,7 +74,7 @@ export function AskOwnerForm({ ownEmail }: { ownEmail: string }) {
         hint="Your own e-mail, or someone else's if you ask for them."
         error={fieldError("user_allowed")}
       />
-      <Button type="submit" disabled={pending}>
+      <Button type="submit" disabled={!ready}>
         {pending ? "Sending…" : "Send request"}
       </Button>
       <FormOutcome result={result} formError={formError} />
