@@ -34,6 +34,8 @@ test("keyboard only: sign in from the app's request, then consent: the form firs
   const client = await codeClient(maker, "Photo Printer");
   await page.goto(authorizeUrl(client.client_id));
   await expect(page.getByText("Sign in to continue to Photo Printer")).toBeVisible();
+  // The form works once the page's script runs (until then its button is disabled, so nothing is lost).
+  await expect(page.getByRole("button", { name: "Sign in" })).toBeEnabled();
   // The e-mail field has the focus: type, Tab to the password, Enter.
   await page.keyboard.type(user.email);
   await page.keyboard.press("Tab");
@@ -121,6 +123,7 @@ test("keyboard only: the mailed link, past the header with the skip link, Accept
   await signInAt(page, owner, "/");
   await page.goto(link);
   await expect(page.getByText(`Abe Asker (${asker.email}) asks you for access to your bundle “Maps”.`)).toBeVisible();
+  await expect(page.getByRole("button", { name: "Accept" })).toBeEnabled();
   await page.keyboard.press("Tab");
   await expect(page.getByRole("link", { name: "Skip to main content" })).toBeFocused();
   await page.keyboard.press("Enter");
