@@ -40,8 +40,9 @@ async function expectAssetsAnswer(page: Page, what: string) {
  */
 export async function checkPage(page: Page, name: string, options: { assets?: boolean } = {}) {
   const project = test.info().project.name;
-  // Subresources (fonts, styles, images) finished, so that the screenshot and the contrast checks see the page.
-  await page.waitForLoadState("networkidle").catch(() => undefined);
+  // Style sheets, images and fonts in, so that the screenshot and the contrast checks see the finished page.
+  await page.waitForLoadState("load");
+  await page.evaluate(() => document.fonts.ready.then(() => undefined));
   await expectNoSeriousViolations(page, `${name} (${project})`);
   if (options.assets !== false) await expectAssetsAnswer(page, name);
   await page.screenshot({ path: `e2e-screenshots/${project}/${name}.png`, fullPage: true });

@@ -59,6 +59,13 @@ test("the whole loop with pages only: create a bundle, ask, the mail, accept, bo
   await owner.page.goto(link);
   await expect(owner.page.getByText(`Rita Requester (${rita.email})`).first()).toBeVisible();
   await checkPage(owner.page, "redeem-pending");
+  // Decline asks first; Cancel leaves the request as it was.
+  await owner.page.getByRole("button", { name: "Decline" }).click();
+  const declineDialog = owner.page.getByRole("dialog", { name: "Decline this request?" });
+  await expect(declineDialog).toContainText("Nobody gets access, and this link stops working.");
+  await declineDialog.getByRole("button", { name: "Cancel" }).click();
+  await owner.page.reload();
+  await expect(owner.page.getByRole("button", { name: "Accept" })).toBeEnabled();
   await owner.page.getByRole("button", { name: "Accept" }).click();
   await expect(owner.page.getByText("Accepted")).toBeVisible();
   // A reload shows the accepted request, not an error.

@@ -6,8 +6,7 @@
 import { revalidatePath } from "next/cache";
 import { createBundle } from "@/bundles/create-bundle";
 import { deleteBundle } from "@/bundles/delete-bundle";
-import { ALREADY_ALLOWED } from "@/bundle-permissions/create-bundle-permission";
-import { createBundlePermission } from "@/bundle-permissions/create-bundle-permission";
+import { ALREADY_ALLOWED, createBundlePermission } from "@/bundle-permissions/create-bundle-permission";
 import { deleteBundlePermission } from "@/bundle-permissions/delete-bundle-permission";
 import type { Principal } from "@/http/auth";
 import { ApiError } from "@/http/errors";
