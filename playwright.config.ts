@@ -38,7 +38,7 @@ export default defineConfig({
     { name: "phone", testMatch: PAGE_SPECS, use: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 } },
   ],
   webServer: {
-    command: "node_modules/.bin/tsx scripts/serve.ts start",
+    command: "node --import tsx scripts/serve.ts start",
     url: `${baseURL}/api/ready`,
     env: e2eEnv,
     reuseExistingServer: false,

@@ -234,7 +234,7 @@ describe("polling the token endpoint (RFC 8628 3.4, 3.5)", () => {
     expect(refreshed.json.scope).toBe("readonly readwrite");
 
     const events = await (await db()).auditEvent.findMany({ where: { userId: s.user.id, clientId: s.client.client_id } });
-    expect(events.map((event) => event.type).sort()).toEqual(["consent.granted", "token.issued"]);
+    expect(events.map((event) => event.type).sort()).toEqual(["consent.granted", "token.issued", "token.refreshed"]);
   });
 
   it("of eight overlapping polls of an approved code exactly one gets the tokens, the others invalid_grant", async () => {

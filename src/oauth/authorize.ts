@@ -44,7 +44,7 @@ export async function completeAuthorization(request: AuthorizationRequest, clien
   const target: Target = { redirectUri: request.redirectUri, mode: request.responseType === "token" ? "fragment" : "query", state: request.state };
   if (request.responseType === "token") {
     // RFC 6749 4.2.2: never a refresh token in an implicit response.
-    const record = await startGrant({ clientId: client.id, userId: request.userId, grantType: "implicit", scopes: request.scopes, withRefreshToken: false });
+    const record = await startGrant({ clientId: client.id, publicClientId: client.clientId, userId: request.userId, grantType: "implicit", scopes: request.scopes, withRefreshToken: false });
     return responseRedirect(target, { access_token: record.access_token, token_type: "Bearer", expires_in: String(record.expires_in), scope: record.scope }, status);
   }
   const code = randomSecret();

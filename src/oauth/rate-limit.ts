@@ -5,7 +5,8 @@
 // the number of requests in flight; each of those still needed a wrong password, and the next one is refused.
 import { nowMs } from "@/clock";
 import { tooManyRequests } from "@/http/errors";
-import { db, write, type Tx } from "@/server/db";
+import { write, type Tx } from "@/server/db";
+import { recentFailures } from "@/server/fast-sql";
 
 export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 export const MAX_FAILURES = 10;
@@ -16,15 +17,11 @@ const DEFAULT_LIMIT: Limit = { max: MAX_FAILURES, windowMs: FAILURE_WINDOW_MS };
 /** Seconds until `key` is under its limit again, or null while it is under it now. */
 export async function limitedFor(key: string, limit: Limit = DEFAULT_LIMIT): Promise<number | null> {
   const at = nowMs();
-  const recent = await (await db()).failedAttempt.findMany({
-    where: { key, createdAt: { gt: new Date(at - limit.windowMs) } },
-    orderBy: { createdAt: "desc" },
-    take: limit.max,
-    select: { createdAt: true },
-  });
+  // One statement below Prisma (src/server/fast-sql.ts): every password check asks.
+  const recent = await recentFailures(key, new Date(at - limit.windowMs), limit.max);
   if (recent.length < limit.max) return null;
   // The limit lifts when the oldest of the last `max` attempts leaves the window.
-  const oldest = recent[limit.max - 1]!.createdAt.getTime();
+  const oldest = recent[limit.max - 1]!.getTime();
   return Math.max(1, (oldest + limit.windowMs - at) / 1000);
 }
 

@@ -8,7 +8,9 @@ import { bearerToken, unauthorized } from "@/http/auth";
 import { json, NO_STORE } from "@/http/respond";
 import { db } from "@/server/db";
 import { storedScopes } from "@/oauth/scope";
-import { findActiveAccessToken } from "@/oauth/tokens";
+import { now } from "@/clock";
+import { digest } from "@/server/crypto";
+import { bearerToken as liveAccessToken } from "@/server/fast-sql";
 import { userClaims } from "@/oidc/claims";
 
 const CHALLENGE = 'Bearer realm="api"';
@@ -22,7 +24,8 @@ export async function handleUserInfoRequest(request: Request): Promise<Response>
     throw invalidToken();
   }
   if (token === null) throw unauthorized(false);
-  const row = await findActiveAccessToken(token);
+  // The same one-statement lookup as every /api resource (src/server/fast-sql.ts).
+  const row = await liveAccessToken(digest(token), now());
   if (!row) throw invalidToken();
   const scopes = storedScopes(row.scopes);
   if (!scopes.includes("openid")) {

@@ -56,7 +56,15 @@ export async function letInAction(form: FormData): Promise<FormResult> {
 
 export async function askOwnerAction(form: FormData): Promise<FormResult> {
   const user = await requireUser(PAGE);
-  const principal: Principal = { userId: user.id, scopes: ["readonly", "readwrite"], clientId: null, via: "session" };
+  // The page acts as the signed-in person, as the API does for a session (src/http/auth.ts).
+  const principal: Principal = {
+    userId: user.id,
+    scopes: ["readonly", "readwrite"],
+    clientId: null,
+    via: "session",
+    user: { id: user.id, name: user.name, email: user.email },
+    firstParty: true,
+  };
   const owner = text(form, "user_target").trim();
   try {
     const request = await inActionContext(() =>
