@@ -216,3 +216,44 @@ test("error pages use the site's layout, fonts and dark mode, and give developer
   await page.goto(`${baseURL}/settings/clients`);
   await expect(page).toHaveURL(/\/login\?callbackUrl=%2Fsettings%2Fclients/);
 });
+
+test("sign-up: an error at its field keeps what was typed; the answer; the mailed link confirms only on the button", async ({ page }) => {
+  const email = `sign-up-${Date.now()}@example.test`;
+  await page.goto("/signup");
+  await page.getByLabel("Name").fill("Nina New");
+  // The browser takes "nina@example" as an address; the service wants a domain with a dot: said at the field.
+  await page.getByLabel("Email").fill("nina@example");
+  await page.getByLabel("Password").fill("a long password");
+  await page.getByRole("button", { name: "Create account" }).click();
+  const emailField = page.getByLabel("Email");
+  await expect(emailField).toHaveAccessibleDescription("Email must be an e-mail address.");
+  await expect(emailField).toHaveAttribute("aria-invalid", "true");
+  await expect(emailField).toBeFocused();
+  await expect(emailField).toHaveValue("nina@example");
+  await expect(page.getByLabel("Name")).toHaveValue("Nina New");
+  await expect(page.getByRole("main").getByRole("alert")).toHaveCount(0);
+  await checkPage(page, "signup-field-error", { assets: false });
+
+  await emailField.fill(email);
+  await page.getByLabel("Password").fill("a long password");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Check your e-mail" })).toContainText(`We sent a message to ${email}.`);
+  await checkPage(page, "signup-sent", { assets: false });
+
+  // Signed in (an unconfirmed account may), the person reads the mail and opens its link: nothing changes yet.
+  await page.getByRole("link", { name: "Continue to sign in" }).click();
+  await expect(page.getByLabel("Email")).toHaveValue(email);
+  await page.getByLabel("Password").fill("a long password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByText("Signed in as")).toBeVisible();
+  const link = linkIn(await readMailbox(page, email, "Confirm your e-mail address"), "/verify-email?token=");
+  await page.goto(link);
+  await page.goto(link);
+  await expect(page.getByText(`Confirm that ${email} is your address, for the account “Nina New”`)).toBeVisible();
+  await checkPage(page, "verify-email", { assets: false });
+  await page.getByRole("button", { name: `Confirm ${email}` }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Address confirmed" })).toContainText(`${email} is confirmed.`);
+  await checkPage(page, "verify-email-done", { assets: false });
+  await page.reload();
+  await expect(page.getByText(`${email} is already confirmed.`)).toBeVisible();
+});

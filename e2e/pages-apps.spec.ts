@@ -191,16 +191,39 @@ test("registering a client: a bad redirect URI keeps the form and is explained a
   await context.close();
 });
 
-test("the device pages: the code form, a wrong code, the outcome", async ({ page }) => {
-  const [user] = await newUsers("Dev Ice");
-  await signInAt(page, user, "/device");
-  await expect(page.getByLabel("Code")).toBeVisible();
+test("the device pages: sign-in names the app on the device, the code form, a wrong code, the consent, the outcome", async ({ page, request }) => {
+  const [maker, user] = await newUsers("Dee Maker", "Dev Ice");
+  const device = await cliAsync<{ client_id: string }>("client:create", "--owner", maker.email, "--name", "Living Room TV", "--grant", "device_code", "--public");
+  const started = await request.post("/api/connect/oauth2/device/", { form: { client_id: device.client_id, scope: "readonly readwrite" } });
+  expect(started.status()).toBe(200);
+  const { user_code: userCode, verification_uri_complete: complete } = (await started.json()) as { user_code: string; verification_uri_complete: string };
+
+  // Signed out, the link from the device's screen leads through sign-in, which says what it is for.
+  await page.goto(complete);
+  await expect(page).toHaveURL(/\/login\?callbackUrl=/);
+  await expect(page.getByText("Sign in to connect Living Room TV on your device")).toBeVisible();
+  await expect(page.getByLabel("Email")).toBeFocused();
+  await checkPage(page, "login-for-device", { assets: false });
+  await page.getByLabel("Email").fill(user.email);
+  await page.getByLabel("Password").fill(user.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByLabel("Code")).toHaveValue(userCode);
   await checkPage(page, "device");
+
+  // A wrong code says so at the form.
   await page.getByLabel("Code").fill("BCDF-GHJK");
   await page.getByRole("button", { name: "Continue" }).click();
   await expect(page.getByText("That code is not valid")).toBeVisible();
   await checkPage(page, "device-wrong-code", { assets: false });
-  await page.goto("/device?done=approved");
+
+  // The right one: the consent page of the flow, then the outcome.
+  await page.getByLabel("Code").fill(userCode);
+  await page.getByRole("button", { name: "Continue" }).click();
+  await expect(page.getByRole("heading", { name: "Allow Living Room TV to access your account?" })).toBeVisible();
+  await expect(page.getByText(userCode)).toBeVisible();
+  await expect(page.getByRole("navigation")).toHaveCount(0);
+  await checkPage(page, "device-consent", { assets: false });
+  await page.getByRole("button", { name: "Approve" }).click();
   await expect(page.getByRole("heading", { name: "Device connected" })).toBeVisible();
   await checkPage(page, "device-approved", { assets: false });
   if (isPhone()) await expect(page.getByRole("button", { name: "Menu" })).toBeVisible();

@@ -217,3 +217,40 @@ test("every confirmation's Cancel changes nothing; confirming does, and says so"
   await expect(owner.page.getByText("You do not own a bundle yet.")).toBeVisible();
   await Promise.all([owner.close(), friend.close(), asker.close()]);
 });
+
+test("the redeem page's other states: declined there (and after a reload), a link for someone else, a broken link", async ({ browser }) => {
+  const [olive, rita, eve] = await newUsers("Olive Owner", "Rita Requester", "Eve Elsewhere");
+  const owner = await signedIn(browser, olive);
+  const bundleId = await createBundle(owner.page, "Garden plans");
+  const asker = await signedIn(browser, rita);
+  await asker.page.getByLabel("Owner's e-mail").fill(olive.email);
+  await asker.page.getByLabel("Bundle id or link").fill(String(bundleId));
+  await asker.page.getByRole("button", { name: "Send request" }).click();
+  await expect(status(asker.page, "Request sent")).toBeVisible();
+  const link = linkIn(await readMailbox(owner.page, olive.email, "Rita Requester asks you for access to your bundle"), "/redeem?token=");
+
+  // Someone else who got hold of the link learns nothing about the request.
+  const other = await signedIn(browser, eve, "/");
+  await other.page.goto(link);
+  await expect(other.page.getByRole("alert")).toContainText(`This link is not for you. It was sent to someone else. You are signed in as ${eve.email}`);
+  await expect(other.page.getByText("Garden plans")).toHaveCount(0);
+  await checkPage(other.page, "redeem-not-for-you", { assets: false });
+  await other.page.goto("/redeem?token=not-a-token");
+  await expect(other.page.getByRole("alert")).toContainText("This link is not valid");
+  await checkPage(other.page, "redeem-invalid", { assets: false });
+
+  // The owner declines on the redeem page: it asks first, then says what happened, also after a reload.
+  await owner.page.goto(link);
+  await owner.page.getByRole("button", { name: "Decline" }).click();
+  await checkPage(owner.page, "redeem-confirm-decline", { assets: false });
+  await owner.page.getByRole("dialog", { name: "Decline this request?" }).getByRole("button", { name: "Decline request" }).click();
+  await expect(owner.page.getByRole("status").filter({ hasText: "This request was declined" })).toContainText("Nobody was given access.");
+  await owner.page.reload();
+  await expect(owner.page.getByRole("status").filter({ hasText: "This request was declined" })).toContainText(/You declined the request on .+\. Nobody was given access\./);
+  await expect(owner.page.getByRole("main").getByRole("alert")).toHaveCount(0);
+  await expect(owner.page.getByRole("button", { name: "Accept" })).toHaveCount(0);
+  await checkPage(owner.page, "redeem-declined", { assets: false });
+  await asker.page.reload();
+  await expect(asker.page.getByRole("region", { name: "Requests you sent" }).getByText("Declined")).toBeVisible();
+  await Promise.all([owner.close(), asker.close(), other.close()]);
+});

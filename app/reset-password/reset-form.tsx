@@ -18,7 +18,18 @@ export function ResetForm({ token, email }: { token: string; email: string }) {
       </Alert>
     );
   }
-  if (result) return <Alert>This link can no longer be used ({result.state}). Ask for a new one on the sign-in page.</Alert>;
+  if (result) {
+    // Another tab or a second click used the link first, or its hour ran out while the page was open.
+    const why = result.state === "used" ? "It was already used." : result.state === "expired" ? "It has expired." : "It is not valid any more.";
+    return (
+      <Alert>
+        <p className="font-semibold">This link can no longer be used</p>
+        <p className="mt-1">
+          {why} <TextLink href="/forgot-password">Ask for a new link</TextLink>.
+        </p>
+      </Alert>
+    );
+  }
   return (
     <form action={action} className="space-y-4">
       {/* For password managers: which account the new password belongs to. */}
