@@ -253,6 +253,7 @@ test("the redeem page's other states: declined there (and after a reload), a lin
   await expect(owner.page.getByRole("button", { name: "Accept" })).toHaveCount(0);
   await checkPage(owner.page, "redeem-declined", { assets: false });
   await asker.page.reload();
-  await expect(asker.page.getByRole("region", { name: "Requests you sent" }).getByText("Declined")).toBeVisible();
+  // A declined request leaves the requester's list, as it leaves the API's (CONTRACT.md 6).
+  await expect(asker.page.getByText("You have not sent a request.")).toBeVisible();
   await Promise.all([owner.close(), asker.close(), other.close()]);
 });
