@@ -179,6 +179,7 @@ test("disconnecting an app on /settings/apps revokes its tokens", async ({ page,
   await signIn(page, user.email, user.password, "/login?callbackUrl=%2Fsettings%2Fapps");
   await expect(page.getByRole("heading", { name: "Nightly Backup" })).toBeVisible();
   await page.getByRole("button", { name: "Disconnect Nightly Backup" }).click();
+  await page.getByRole("dialog", { name: "Disconnect Nightly Backup?" }).getByRole("button", { name: "Disconnect" }).click();
   await expect(page.getByText("No app has access to your account.")).toBeVisible();
   expect((await request.get(`/api/user/${user.id}/`, { headers: bearer })).status()).toBe(401);
 });

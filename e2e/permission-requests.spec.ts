@@ -1,7 +1,7 @@
 // A permission request from end to end: a requester creates it through the API; the target opens the link
 // mailed to them (read from the outbox through the admin CLI), signs in, sees who asks for whom and which
 // bundle, and accepts; the allowed user can then read the bundle. Someone else opening the link is told it
-// is not for them, and a used link says it was used.
+// is not for them, and a used link shows the accepted request.
 import { expect, test, type APIRequestContext, type Browser } from "@playwright/test";
 import { cli, newUser, signIn } from "./helpers";
 
@@ -67,9 +67,9 @@ test("the target accepts a request from the mailed link, and the allowed user ca
   expect(read.status()).toBe(200);
   expect((await read.json()).name).toBe("Holiday photos");
 
-  // The same link again: it was used.
+  // The same link again: the request shows as accepted, and cannot be used again.
   await page.goto(link);
-  await expect(page.getByText("This link was already used")).toBeVisible();
+  await expect(page.getByText("Accepted")).toBeVisible();
   await expect(page.getByRole("button", { name: "Accept" })).toHaveCount(0);
   await close();
 });
@@ -105,6 +105,7 @@ test("the target can decline from the link; the request then answers that it was
   const link = mailedLink(target.email);
   const { page, close } = await openAs(browser, target, link);
   await page.getByRole("button", { name: "Decline" }).click();
+  await page.getByRole("dialog", { name: "Decline this request?" }).getByRole("button", { name: "Decline request" }).click();
   await expect(page.getByText("You declined the request")).toBeVisible();
   await page.goto(link);
   await expect(page.getByText("This request was declined")).toBeVisible();
@@ -124,6 +125,7 @@ test("the sharing page lists who may read a bundle and revokes access at once", 
   await signIn(page, owner.email, owner.password, "/login?callbackUrl=%2Fsettings%2Fsharing");
   await expect(page.getByRole("heading", { name: "Shared drawings" })).toBeVisible();
   await page.getByRole("button", { name: "Revoke Fred Friend's access to Shared drawings" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Revoke access" }).click();
   await expect(page.getByText("Only you can read it.")).toBeVisible();
   expect((await request.get(bundle.resource_uri, { headers: { authorization: `Bearer ${friendToken}` } })).status()).toBe(404);
 });

@@ -1,16 +1,19 @@
 // The e-mail that asks a bundle's owner (user_target) to allow a user into it (SPEC.md 1, CONTRACT.md 6). It
 // names the requester, the allowed user and the bundle, and carries the single-use link and its expiry.
-// Rendered to HTML and plain text by src/email/permission-request-mail.ts, which passes the names through
-// noLinks() (CONTRACT.md 14) and renders a second copy without the link to keep once the mail was sent;
+// People appear as on the pages (CONTRACT.md 14): "Name (e-mail)" where the target may see the address, else
+// "Name (user 7)". Rendered to HTML and plain text by src/email/permission-request-mail.ts, which passes the
+// names through noLinks() and renders a second copy without the link to keep once the mail was sent;
 // PreviewProps for `email dev`.
-import { Body, Button, Container, Head, Heading, Hr, Html, Link, Preview, Section, Text } from "@react-email/components";
-import { LINK_REMOVED_NOTE } from "./link-removed";
+import { Text } from "@react-email/components";
+import { ActionLink, MailLayout, small } from "./layout";
 
 export type PermissionRequestEmailProps = {
   targetName: string;
+  requesterId: number;
   requesterName: string;
   /** Shown to the target so that they know who really asks (names are chosen freely; CONTRACT.md 14). */
   requesterEmail: string | null;
+  allowedId: number;
   allowedName: string;
   /** Only when the requester named the allowed user by e-mail (CONTRACT.md 14). */
   allowedEmail: string | null;
@@ -19,78 +22,60 @@ export type PermissionRequestEmailProps = {
   bundleName: string;
   /** The redeem page with the single-use token in its `token` query argument; null in the stored copy. */
   link: string | null;
-  /** When the link stops working, already formatted for people ("2026-11-29 14:05 UTC"). */
+  /** When the link stops working, already formatted (src/format/date-time.ts). */
   expiresAt: string;
 };
 
-/** The one sentence the subject, the preview and the body share. */
+/** "Name (e-mail)", or "Name (user 7)" where the e-mail may not be shown: as personLabel() on the pages. */
+const label = (name: string, email: string | null, id: number) => (email ? `${name} (${email})` : `${name} (user ${id})`);
+
+/** The one sentence the subject and the preview share (names only: a subject is no place for addresses). */
 export function permissionRequestSummary(props: Pick<PermissionRequestEmailProps, "requesterName" | "allowedName" | "requesterIsAllowed" | "bundleName">): string {
   return props.requesterIsAllowed
-    ? `${props.requesterName} asks you for access to your bundle "${props.bundleName}"`
-    : `${props.requesterName} asks you to give ${props.allowedName} access to your bundle "${props.bundleName}"`;
+    ? `${props.requesterName} asks you for access to your bundle “${props.bundleName}”`
+    : `${props.requesterName} asks you to let ${props.allowedName} read your bundle “${props.bundleName}”`;
 }
 
-
-const body = { backgroundColor: "#f6f7f9", fontFamily: "-apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif" };
-const container = { backgroundColor: "#ffffff", margin: "24px auto", padding: "24px 32px", maxWidth: "560px", borderRadius: "8px" };
-const button = { backgroundColor: "#1d4ed8", color: "#ffffff", padding: "12px 20px", borderRadius: "6px", fontWeight: 600, textDecoration: "none" };
-const small = { color: "#555555", fontSize: "13px", lineHeight: "20px" };
-
 export default function PermissionRequestEmail(props: PermissionRequestEmailProps) {
-  const summary = permissionRequestSummary(props);
+  const requester = label(props.requesterName, props.requesterEmail, props.requesterId);
+  const allowed = label(props.allowedName, props.allowedEmail, props.allowedId);
   return (
-    <Html lang="en">
-      <Head />
-      <Preview>{summary}</Preview>
-      <Body style={body}>
-        <Container style={container}>
-          <Heading as="h1" style={{ fontSize: "20px" }}>
-            Access to &ldquo;{props.bundleName}&rdquo;
-          </Heading>
-          <Text>Hello {props.targetName},</Text>
-          <Text>{summary}.</Text>
-          <Text style={small}>
-            Asked by {props.requesterName}
-            {props.requesterEmail ? `, ${props.requesterEmail}` : null}
-            {props.requesterIsAllowed ? null : props.allowedEmail ? `, for ${props.allowedName}, ${props.allowedEmail}` : `, for ${props.allowedName}`}.
-          </Text>
-          <Text>
-            If you accept, {props.allowedName} will be able to read the bundle until you revoke the access. Nobody gets
-            access unless you accept.
-          </Text>
-          {props.link ? (
-            <>
-              <Section style={{ margin: "24px 0" }}>
-                <Button href={props.link} style={button}>
-                  Review the request
-                </Button>
-              </Section>
-              <Text style={small}>
-                Or open this link: <Link href={props.link}>{props.link}</Link>
-              </Text>
-            </>
-          ) : (
-            <Text style={small}>{LINK_REMOVED_NOTE}</Text>
-          )}
-          <Hr />
-          <Text style={small}>
-            The link works once, only for you, and expires on {props.expiresAt}. If you do not know {props.requesterName},
-            ignore this e-mail.
-          </Text>
-        </Container>
-      </Body>
-    </Html>
+    <MailLayout
+      preview={permissionRequestSummary(props)}
+      heading={`Access to your bundle “${props.bundleName}”`}
+      footer={
+        <>
+          You get this e-mail because you own the bundle “{props.bundleName}”. The link works once, only for you, and expires
+          on {props.expiresAt}. If you do not know {props.requesterName}, ignore this e-mail: nothing changes.
+        </>
+      }
+    >
+      <Text>Hello {props.targetName},</Text>
+      <Text>
+        {props.requesterIsAllowed
+          ? `${requester} asks you for access to your bundle “${props.bundleName}”.`
+          : `${requester} asks you to let ${allowed} read your bundle “${props.bundleName}”.`}
+      </Text>
+      <Text>
+        If you accept, {props.requesterIsAllowed ? props.requesterName : props.allowedName} will be able to read the bundle until you
+        revoke the access. Nobody gets access unless you accept.
+      </Text>
+      <ActionLink link={props.link} label="Review the request" />
+      <Text style={small}>You can also decline it on the request’s page, or later on the Sharing page of your account.</Text>
+    </MailLayout>
   );
 }
 
 PermissionRequestEmail.PreviewProps = {
   targetName: "Alice Demo",
+  requesterId: 2,
   requesterName: "Bob Demo",
   requesterEmail: "bob@example.com",
+  allowedId: 3,
   allowedName: "Carol Demo",
-  allowedEmail: "carol@example.com",
+  allowedEmail: null,
   requesterIsAllowed: false,
-  bundleName: "Alice's photos",
+  bundleName: "Alice’s photos",
   link: "http://localhost:3000/redeem?token=preview-token-not-valid",
-  expiresAt: "2026-11-29 14:05 UTC",
+  expiresAt: "29 Nov 2026, 14:05 UTC",
 } satisfies PermissionRequestEmailProps;

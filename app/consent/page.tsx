@@ -1,12 +1,29 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { currentUser } from "@/auth/session";
-import { loadConsentScreen } from "@/oauth/consent-screen";
-import { SCOPE_DESCRIPTIONS } from "@/oauth/scope";
+import { loadConsentScreen, type ConsentScreen } from "@/oauth/consent-screen";
+import { ScopeList } from "../components/scope-list";
 import { Alert, Button, Card, Page } from "../components/ui";
+import { SwitchAccount } from "./switch-account";
 
 export const metadata: Metadata = { title: "Authorize application" };
 
+/**
+ * Who asks: the app's name and who registered it. Marks about the app (such as whether it is verified) go
+ * here, next to its name, as further lines of this block.
+ */
+function AppIdentity({ screen }: { screen: ConsentScreen }) {
+  return (
+    <div>
+      <p className="text-lg font-semibold">{screen.clientName}</p>
+      <p className="text-sm text-slate-600 dark:text-slate-400">Registered by {screen.ownerName}</p>
+    </div>
+  );
+}
+
+// The consent page of the authorization endpoint and of the device flow (CONTRACT.md 3 and 12). Inside the
+// flow the header has no navigation (components/header-nav.tsx): the first stops of the Tab key are the
+// account switch, Approve and Deny.
 export default async function ConsentPage({ searchParams }: { searchParams: Promise<{ request?: string }> }) {
   const sealed = (await searchParams).request ?? "";
   const user = await currentUser();
@@ -21,29 +38,25 @@ export default async function ConsentPage({ searchParams }: { searchParams: Prom
   }
   return (
     <Page title={`Allow ${screen.clientName} to access your account?`} narrow>
-      <Card className="space-y-4">
-        <p>
-          <strong>{screen.clientName}</strong>, registered by {screen.ownerName}, asks for access to the account of{" "}
-          <strong>{user.email}</strong>.
+      <Card className="space-y-5">
+        <AppIdentity screen={screen} />
+        <p className="text-sm">
+          It asks for access to the account of <strong>{user.email}</strong>. Not you? <SwitchAccount restartUrl={screen.restartUrl} />
         </p>
-        <div>
+        <div className="space-y-2">
           <h2 className="text-sm font-semibold">It will be able to:</h2>
-          <ul className="mt-2 list-disc space-y-1 pl-5 text-sm">
-            {screen.scopes.map((scope) => (
-              <li key={scope}>{SCOPE_DESCRIPTIONS[scope]}</li>
-            ))}
-          </ul>
+          <ScopeList scopes={screen.scopes} />
         </div>
         {screen.redirectHost ? (
-          <p className="text-sm text-slate-600 dark:text-slate-400">
+          <p className="text-sm text-slate-700 dark:text-slate-300">
             After your decision you will be sent to <strong>{screen.redirectHost}</strong>.
           </p>
         ) : (
-          <p className="text-sm text-slate-600 dark:text-slate-400">
+          <p className="text-sm text-slate-700 dark:text-slate-300">
             Approve only if you started this on your own device and it shows the code <strong className="font-mono">{screen.userCode}</strong>.
           </p>
         )}
-        <form method="post" action="/consent/decide" className="flex gap-3">
+        <form method="post" action="/consent/decide" className="flex flex-wrap gap-3">
           <input type="hidden" name="request" value={sealed} />
           <input type="hidden" name="csrf" value={screen.csrf} />
           <Button type="submit" name="decision" value="approve">
@@ -53,6 +66,9 @@ export default async function ConsentPage({ searchParams }: { searchParams: Prom
             Deny
           </Button>
         </form>
+        <p className="border-t border-slate-200 pt-4 text-sm text-slate-600 dark:border-slate-800 dark:text-slate-400">
+          You can take this access back at any time: it is listed under Apps in your account, with Disconnect.
+        </p>
       </Card>
     </Page>
   );

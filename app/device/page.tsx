@@ -25,7 +25,7 @@ export default async function DevicePage({ searchParams }: { searchParams: Searc
       <Page title="Device connected" narrow>
         <Alert kind="success">You approved the device. Go back to it: it may continue now.</Alert>
         <p className="text-sm">
-          You can disconnect it at any time on <TextLink href="/settings/apps">Connected apps</TextLink>.
+          You can disconnect it at any time under <TextLink href="/settings/apps">Apps</TextLink>.
         </p>
       </Page>
     );

@@ -18,7 +18,15 @@ export function ConfirmForm({ token, email }: { token: string; email: string }) 
   }
   return (
     <form action={action} className="space-y-3">
-      {result ? <Alert>This link can no longer be used ({result.state}). Sign in and ask for a new one on the home page.</Alert> : null}
+      {result ? (
+        <Alert>
+          <p className="font-semibold">This link can no longer be used</p>
+          <p className="mt-1">
+            {result.state === "used" ? "It was already used." : result.state === "expired" ? "It has expired." : "It is not valid any more."} Sign in
+            and ask for a new one on the <TextLink href="/">home page</TextLink>.
+          </p>
+        </Alert>
+      ) : null}
       <input type="hidden" name="token" value={token} />
       <Button type="submit" disabled={pending}>
         Confirm {email}

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { describeVerification } from "@/accounts/verify-email";
+import { pageDateFormatter } from "../components/reader";
 import { Alert, Card, Page, TextLink } from "../components/ui";
 import { ConfirmForm } from "./confirm-form";
 
@@ -10,14 +11,14 @@ export const metadata: Metadata = { title: "Confirm your e-mail address", robots
 export default async function VerifyEmailPage({ searchParams }: { searchParams: Promise<{ token?: string | string[] }> }) {
   const raw = (await searchParams).token;
   const token = typeof raw === "string" ? raw : "";
-  const found = await describeVerification(token);
+  const [found, format] = await Promise.all([describeVerification(token), pageDateFormatter()]);
   return (
     <Page title="Confirm your e-mail address" narrow>
       {found.state === "ready" ? (
         <Card className="space-y-4">
           <p>
             Confirm that <strong>{found.email}</strong> is your address, for the account “{found.name}” created on{" "}
-            {found.createdAt.toISOString().slice(0, 10)}.
+            {format(found.createdAt)}.
           </p>
           <p className="text-sm text-slate-600 dark:text-slate-400">If you did not create this account, do not confirm: close this page.</p>
           <ConfirmForm token={token} email={found.email} />

@@ -1,32 +1,39 @@
-// The account mails (CONTRACT.md 14): the confirmation link after sign-up (emails/verify-email.tsx) and the
-// note to an existing account's owner when someone signs up with its address (emails/signup-attempt.tsx).
-// Rendered before the transaction that writes them; names through noLinks(); the confirmation also as a copy
-// without its link, for the outbox to keep once the provider accepted it.
+// The account mails (CONTRACT.md 14): the confirmation link after sign-up (emails/verify-email.tsx), the note
+// to an existing account's owner when someone signs up with its address (emails/signup-attempt.tsx), and the
+// password reset link (emails/reset-password.tsx, CONTRACT.md 12). Rendered before the transaction that
+// writes them; names through noLinks(); the mails with a link also as a copy without it, for the outbox to
+// keep once the provider accepted them.
 //
 // An address gets at most ACCOUNT_MAIL_LIMIT of these a day, whoever triggers them (sign-ups from many
-// addresses, "send the link again"), so that sign-up cannot be used to flood a mailbox.
+// addresses, "send the link again", reset requests), so that nobody can use the service to flood a mailbox.
 import { createElement } from "react";
+import ResetPassword, { RESET_PASSWORD_SUBJECT } from "@emails/reset-password";
 import SignupAttempt, { SIGNUP_ATTEMPT_SUBJECT } from "@emails/signup-attempt";
 import VerifyEmail, { VERIFY_EMAIL_SUBJECT } from "@emails/verify-email";
 import { nowMs } from "@/clock";
 import { env } from "@/env";
 import { noLinks } from "@/email/no-links";
 import type { OutgoingMail } from "@/email/outbox";
-import { formatExpiry, renderHtmlAndText } from "@/email/render";
+import { renderHtmlAndText } from "@/email/render";
+import { formatDateTime } from "@/format/date-time";
 import type { Tx } from "@/server/db";
 
 export const ACCOUNT_MAIL_LIMIT = { max: 5, windowMs: 24 * 3600 * 1000 };
 export const VERIFY_EMAIL_TTL_MS = 24 * 3600 * 1000;
-const ACCOUNT_MAIL_KINDS = ["verify_email", "signup_attempt"];
+export const RESET_PASSWORD_TTL_MS = 3600 * 1000;
+const ACCOUNT_MAIL_KINDS = ["verify_email", "signup_attempt", "reset_password"];
 
-export function verifyEmailLink(token: string): string {
-  const url = new URL("/verify-email", env().appUrl);
-  url.searchParams.set("token", token);
+function pageLink(path: string, token?: string): string {
+  const url = new URL(path, env().appUrl);
+  if (token !== undefined) url.searchParams.set("token", token);
   return url.href;
 }
 
+export const verifyEmailLink = (token: string) => pageLink("/verify-email", token);
+export const resetPasswordLink = (token: string) => pageLink("/reset-password", token);
+
 export async function renderVerifyEmail(user: { name: string; email: string }, token: string, expiresAt: Date): Promise<OutgoingMail> {
-  const props = { name: noLinks(user.name), email: user.email, link: verifyEmailLink(token), expiresAt: formatExpiry(expiresAt) };
+  const props = { name: noLinks(user.name), email: user.email, link: verifyEmailLink(token), expiresAt: formatDateTime(expiresAt) };
   const [live, kept] = await Promise.all([
     renderHtmlAndText(createElement(VerifyEmail, props)),
     renderHtmlAndText(createElement(VerifyEmail, { ...props, link: null })),
@@ -35,9 +42,18 @@ export async function renderVerifyEmail(user: { name: string; email: string }, t
 }
 
 export async function renderSignupAttempt(user: { name: string; email: string }): Promise<OutgoingMail> {
-  const props = { name: noLinks(user.name), email: user.email, signInUrl: new URL("/login", env().appUrl).href };
+  const props = { name: noLinks(user.name), email: user.email, signInUrl: pageLink("/login"), resetUrl: pageLink("/forgot-password") };
   const rendered = await renderHtmlAndText(createElement(SignupAttempt, props));
   return { to: user.email, kind: "signup_attempt", subject: SIGNUP_ATTEMPT_SUBJECT, ...rendered };
+}
+
+export async function renderResetPassword(user: { name: string; email: string }, token: string, expiresAt: Date): Promise<OutgoingMail> {
+  const props = { name: noLinks(user.name), email: user.email, link: resetPasswordLink(token), expiresAt: formatDateTime(expiresAt) };
+  const [live, kept] = await Promise.all([
+    renderHtmlAndText(createElement(ResetPassword, props)),
+    renderHtmlAndText(createElement(ResetPassword, { ...props, link: null })),
+  ]);
+  return { to: user.email, kind: "reset_password", subject: RESET_PASSWORD_SUBJECT, ...live, redactedHtml: kept.html, redactedText: kept.text };
 }
 
 /** Whether `email` may get one more account mail now (inside the transaction that would write it). */

@@ -12,7 +12,7 @@ import { deliverDue } from "@/email/deliver";
 import { listMail } from "@/email/list-mail";
 import { pruneTokens } from "@/maintenance/prune-tokens";
 import { digest } from "@/server/crypto";
-import { db } from "@/server/db";
+import { db, write } from "@/server/db";
 import { runCli } from "@/testing/cli";
 import { makeUser, uniqueEmail } from "@/testing/factories";
 import { signInWithPassword } from "@/users/sign-in";
@@ -148,7 +148,19 @@ describe("confirming the address", () => {
     expect(await confirmEmail(token)).toEqual({ state: "confirmed", email });
     expect((await userByEmail(email))!.emailVerifiedAt).toBeInstanceOf(Date);
     expect(await confirmEmail(token)).toEqual({ state: "used" });
+    // The page, reloaded, says the address is confirmed rather than showing an error.
+    expect(await describeVerification(token)).toEqual({ state: "confirmed", email });
+  });
+
+  it("a used link whose account no longer has its address, or is not confirmed, is only 'used'", async () => {
+    const { email, token } = await signedUp();
+    expect(await confirmEmail(token)).toEqual({ state: "confirmed", email });
+    const user = (await userByEmail(email))!;
+    await write((tx) => tx.user.update({ where: { id: user.id }, data: { emailVerifiedAt: null } }));
     expect(await describeVerification(token)).toEqual({ state: "used" });
+    await write((tx) => tx.user.update({ where: { id: user.id }, data: { email: uniqueEmail("moved"), emailVerifiedAt: new Date() } }));
+    expect(await describeVerification(token)).toEqual({ state: "used" });
+    expect(await confirmEmail(token)).toEqual({ state: "used" });
   });
 
   it("expires the link after 24 hours", async () => {

@@ -7,7 +7,7 @@
 import { nowMs } from "@/clock";
 import { deliverSoon } from "@/email/deliver-soon";
 import { enqueueMail } from "@/email/outbox";
-import { randomSecret } from "@/server/crypto";
+import { digest, randomSecret } from "@/server/crypto";
 import { db, write } from "@/server/db";
 import { accountTokenState, claimAccountToken, issueAccountToken } from "@/accounts/account-tokens";
 import { accountMailAllowed, renderVerifyEmail, VERIFY_EMAIL_TTL_MS } from "@/accounts/account-mail";
@@ -17,9 +17,23 @@ export type Verification =
   | { state: "confirmed"; email: string }
   | { state: "used" | "expired" | "unknown" };
 
+/**
+ * A used link whose address is confirmed now (its account still has it): say so, instead of an error, when the
+ * person reloads the page or presses the button again (issue 11: no error box after a reload of a success).
+ */
+async function confirmedWith(token: string): Promise<Verification | null> {
+  const row = await (await db()).accountToken.findUnique({
+    where: { digest: digest(token) },
+    select: { purpose: true, email: true, user: { select: { email: true, emailVerifiedAt: true } } },
+  });
+  if (!row || row.purpose !== "verify_email" || row.user.email !== row.email || !row.user.emailVerifiedAt) return null;
+  return { state: "confirmed", email: row.email };
+}
+
 /** What the link would confirm; changes nothing. */
 export async function describeVerification(token: string): Promise<Verification> {
   const found = await accountTokenState(token, "verify_email");
+  if (found.state === "used") return (await confirmedWith(token)) ?? found;
   if (found.state !== "live") return found;
   const user = await (await db()).user.findUnique({ where: { id: found.userId } });
   if (!user || user.email !== found.email) return { state: "unknown" };
@@ -27,7 +41,7 @@ export async function describeVerification(token: string): Promise<Verification>
   return { state: "ready", email: user.email, name: user.name, createdAt: user.createdAt };
 }
 
-/** Uses the token and confirms its address: `confirmed`, or why not. Of concurrent uses exactly one confirms. */
+/** Uses the token and confirms its address: `confirmed`, or why not (`used` for every use but the first). Of concurrent uses exactly one confirms. */
 export async function confirmEmail(token: string): Promise<Verification> {
   if (!token || token.length > 200) return { state: "unknown" };
   const confirmed = await write(async (tx) => {

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { deleteOwnClient, listOwnClients, rotateClientSecret } from "@/clients/manage-clients";
 import { call } from "@/testing/app";
+import { db } from "@/server/db";
 import { makeClient, makeUser, passwordSession } from "@/testing/factories";
+
+const events = async (clientId: string) =>
+  (await (await db()).auditEvent.findMany({ where: { clientId }, orderBy: { id: "asc" } })).map((event) => ({ type: event.type, userId: event.userId }));
 
 const passwordGrant = (clientId: string, secret: string, user: { email: string; password: string }) =>
   call("POST", "/api/connect/oauth2/token/", { body: { grant_type: "password", client_id: clientId, client_secret: secret, username: user.email, password: user.password } });
@@ -14,6 +18,7 @@ describe("managing one's own clients (/settings/clients)", () => {
     expect(secret).not.toBe(client.client_secret);
     expect((await passwordGrant(client.client_id, client.client_secret!, user)).status).toBe(401);
     expect((await passwordGrant(client.client_id, secret, user)).status).toBe(200);
+    expect((await events(client.client_id)).filter((event) => event.type.startsWith("client."))).toEqual([{ type: "client.secret_rotated", userId: user.id }]);
   });
 
   it("only the owner can rotate or delete, and a public client has no secret to rotate", async () => {
@@ -22,6 +27,7 @@ describe("managing one's own clients (/settings/clients)", () => {
     const client = await makeClient({ ownerId: owner.id });
     await expect(rotateClientSecret({ ownerId: other.id, clientId: client.client_id })).rejects.toMatchObject({ status: 404 });
     await expect(deleteOwnClient({ ownerId: other.id, clientId: client.client_id })).rejects.toMatchObject({ status: 404 });
+    expect(await events(client.client_id)).toEqual([]);
     const publicClient = await makeClient({ ownerId: owner.id, grantType: "authorization_code", isPublic: true });
     await expect(rotateClientSecret({ ownerId: owner.id, clientId: publicClient.client_id })).rejects.toMatchObject({ status: 400 });
     expect((await listOwnClients(owner.id)).map((c) => c.client_id).sort()).toEqual([client.client_id, publicClient.client_id].sort());
@@ -33,5 +39,6 @@ describe("managing one's own clients (/settings/clients)", () => {
     await deleteOwnClient({ ownerId: session.user.id, clientId: session.client.client_id });
     expect((await call("GET", `/api/user/${session.user.id}/`, { token: session.accessToken })).status).toBe(401);
     expect((await passwordGrant(session.client.client_id, session.client.client_secret!, session.user)).status).toBe(401);
+    expect((await events(session.client.client_id)).filter((event) => event.type.startsWith("client."))).toEqual([{ type: "client.deleted", userId: session.user.id }]);
   });
 });

@@ -15,7 +15,12 @@ import { formatScope } from "@/oauth/scope";
 export async function decideDeviceAuthorization(options: { authorization: AuthorizationRequest; client: Client; approve: boolean; ip: string }): Promise<Response> {
   const { authorization, client, approve, ip } = options;
   const id = authorization.deviceAuthorizationId;
-  if (id === undefined) return htmlErrorPage(400, "Request expired", "This request is not valid. Type the code from your device again.");
+  if (id === undefined) {
+    return htmlErrorPage(400, "Request expired", "This request is not valid. Type the code from your device again.", [
+      ["Error", "invalid_request"],
+      ["client_id", client.clientId],
+    ]);
+  }
   const decided = await write(async (tx) => {
     const at = now();
     const { count } = await tx.deviceAuthorization.updateMany({

@@ -27,14 +27,14 @@ const devicePage = (userCode: string) => (userCode ? `/device?user_code=${encode
 
 export async function handleDeviceVerification(request: Request): Promise<Response> {
   if (request.headers.get("origin") !== new URL(env().appUrl).origin) {
-    return htmlErrorPage(403, "Request refused", "This form can only be sent from this site's own device page.");
+    return htmlErrorPage(403, "Request refused", "This form can only be sent from this site's own device page.", [["Error", "invalid_request"]]);
   }
   const form = await readBody(request, { form: true, invalidMessage: "invalid_request" }).catch(() => ({}) as Record<string, unknown>);
   const typed = typeof form.user_code === "string" ? form.user_code.trim().slice(0, 32) : "";
   const user = await sessionUserFromRequest(request);
   if (!user) return redirect(`/login?callbackUrl=${encodeURIComponent(devicePage(typed))}`, 303);
   if (!csrfTokenMatches(user.id, FORM, typeof form.csrf === "string" ? form.csrf : "")) {
-    return htmlErrorPage(403, "Request refused", "The form was not valid for your session. Open the device page again.");
+    return htmlErrorPage(403, "Request refused", "The form was not valid for your session. Open the device page again.", [["Error", "invalid_request"]]);
   }
   // A session from before sign-ins recorded their time: sign in again, so that an id_token can say when.
   if (user.authTime === null) {
@@ -47,7 +47,7 @@ export async function handleDeviceVerification(request: Request): Promise<Respon
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 429)) throw error;
     await recordEvent({ type: "rate_limited", userId: user.id, ip: clientAddress(request), detail: { limit: "device user code" } });
-    const page = htmlErrorPage(429, "Too many wrong codes", "You typed too many wrong codes. Wait a few minutes, then type the code from your device again.");
+    const page = htmlErrorPage(429, "Too many wrong codes", "You typed too many wrong codes. Wait a few minutes, then type the code from your device again.", [["Error", "rate_limited"]]);
     page.headers.set("Retry-After", error.headers["Retry-After"] ?? "900");
     return page;
   }

@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, nowMs, resetClock } from "@/clock";
 import { backoffMs, deliverDue, idempotencyKey, MAX_ATTEMPTS, resendTransport, STALE_CLAIM_MS, type MailToSend, type MailTransport } from "@/email/deliver";
 import { enqueueMail } from "@/email/outbox";
-import { formatExpiry, renderPermissionRequestMail } from "@/email/permission-request-mail";
+import { renderPermissionRequestMail } from "@/email/permission-request-mail";
+import { formatDateTime } from "@/format/date-time";
 import PermissionRequestEmail from "@emails/permission-request";
 import { db, write } from "@/server/db";
 import { runCli } from "@/testing/cli";
@@ -180,27 +181,39 @@ describe("deliverDue()", () => {
 });
 
 describe("the permission-request e-mail", () => {
-  it("renders HTML and plain text naming everyone, with the link and its expiry", async () => {
+  it("renders HTML and plain text naming everyone, with the service's name, the link once and its expiry", async () => {
     const link = "http://localhost:3000/redeem?token=abc_DEF-123";
     const mail = await renderPermissionRequestMail("owner@example.test", {
       targetName: "Olive Owner",
+      requesterId: 4,
       requesterName: "Rita <b>Requester</b>",
       requesterEmail: "rita@example.test",
+      allowedId: 7,
       allowedName: "Alan Allowed",
       allowedEmail: null,
       requesterIsAllowed: false,
       bundleName: "Garden & pond",
       link,
-      expiresAt: formatExpiry(new Date("2026-11-29T14:05:33.000Z")),
+      expiresAt: formatDateTime(new Date("2026-11-29T14:05:33.000Z")),
     });
     expect(mail.to).toBe("owner@example.test");
-    expect(mail.subject).toBe('Rita <b>Requester</b> asks you to give Alan Allowed access to your bundle "Garden & pond"');
+    expect(mail.subject).toBe("Rita <b>Requester</b> asks you to let Alan Allowed read your bundle “Garden & pond”");
     expect(mail.html).toMatch(/^<!DOCTYPE html/);
     expect(mail.html).toContain(`href="${link}"`);
     expect(mail.html).toContain("Rita &lt;b&gt;Requester&lt;/b&gt;");
     expect(mail.html).not.toContain("<b>Requester</b>");
-    for (const text of ["Hello Olive Owner,", "Alan Allowed", "Garden & pond", link, "2026-11-29 14:05 UTC"]) expect(mail.text).toContain(text);
-    expect(mail.text).toContain("Rita <b>Requester</b>");
+    for (const text of [
+      "Bundle permissions",
+      "Hello Olive Owner,",
+      // People as the pages show them: the requester's e-mail (the target may see it), the allowed user's id.
+      "Rita <b>Requester</b> (rita@example.test) asks you to let Alan Allowed (user 7) read your bundle “Garden & pond”.",
+      "expires on 29 Nov 2026, 14:05 UTC",
+    ]) {
+      expect(mail.text).toContain(text);
+    }
+    // The plain-text version gives the link once, and uses one kind of quotes.
+    expect(mail.text.split(link)).toHaveLength(2);
+    expect(mail.text + mail.subject).not.toContain('"');
     expect(mail.text).not.toMatch(/<(p|a|div|table)\b/);
   });
 

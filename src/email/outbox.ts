@@ -13,7 +13,7 @@
 import { now } from "@/clock";
 import type { Tx } from "@/server/db";
 
-export type MailKind = "permission_request" | "verify_email" | "signup_attempt";
+export type MailKind = "permission_request" | "verify_email" | "signup_attempt" | "reset_password";
 
 export type OutgoingMail = {
   to: string;

@@ -9,7 +9,6 @@ import { noLinks } from "@/email/no-links";
 import type { OutgoingMail } from "@/email/outbox";
 import { oneLine, renderHtmlAndText } from "@/email/render";
 
-export { formatExpiry } from "@/email/render";
 
 export async function renderPermissionRequestMail(to: string, props: PermissionRequestEmailProps): Promise<OutgoingMail> {
   const safe: PermissionRequestEmailProps = {

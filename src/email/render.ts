@@ -1,12 +1,7 @@
 // Rendering react-email components (emails/) for the outbox: HTML and plain text from one component, and the
-// small formatting rules every mail shares.
+// small formatting rules every mail shares. Dates in mail go through src/format/date-time.ts, like the pages'.
 import type { ReactElement } from "react";
 import { render } from "@react-email/render";
-
-/** "2026-11-29 14:05 UTC": unambiguous wherever the reader is. */
-export function formatExpiry(date: Date): string {
-  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}
 
 /** A subject is one line whatever the names hold. */
 export const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();

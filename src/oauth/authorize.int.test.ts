@@ -66,6 +66,8 @@ describe("authorization endpoint: errors that must never redirect", () => {
     expect(res.headers.get("location")).toBeNull();
     expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(res.text).toContain("Unknown application");
+    // For developers: the OAuth error code and the client_id (CONTRACT.md 12).
+    expect(res.text).toContain("<dt>Error</dt><dd>invalid_client</dd><dt>client_id</dt><dd>no-such-client</dd>");
   });
 
   it.each([
@@ -78,6 +80,7 @@ describe("authorization endpoint: errors that must never redirect", () => {
     expect(res.status).toBe(400);
     expect(res.headers.get("location")).toBeNull();
     expect(res.text).toContain("Invalid redirect URI");
+    expect(res.text).toContain(`<dt>Error</dt><dd>invalid_request</dd><dt>client_id</dt><dd>${s.client.client_id}</dd>`);
   });
 
   it("requires redirect_uri for the code flow", async () => {
@@ -133,7 +136,9 @@ describe("authorization endpoint: errors redirected to the client", () => {
     const s = await setup("password");
     const res = await authorize(s, { response_type: "token", redirect_uri: null });
     expect(res.status).toBe(302);
-    expect(res.headers.get("location")).toMatch(/^\/\?error=unauthorized_client/);
+    const location = new URL(res.headers.get("location")!, "http://localhost:3000");
+    expect(location.pathname).toBe("/");
+    expect(Object.fromEntries(location.searchParams)).toEqual({ error: "unauthorized_client", client: "Test client", client_id: s.client.client_id });
   });
 });
 
@@ -153,8 +158,7 @@ describe("authorization endpoint: a signed-out visitor's invalid request (RFC 97
     expect(res.status).toBe(400);
     expect(res.headers.get("location")).toBeNull();
     expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
-    expect(res.text).toContain(`<code>${error}</code>`);
-    expect(res.text).toContain(`<code>${s.client.client_id}</code>`);
+    expect(res.text).toContain(`<dt>Error</dt><dd>${error}</dd><dt>client_id</dt><dd>${s.client.client_id}</dd>`);
     expect(res.text).not.toContain(REDIRECT);
   });
 

@@ -130,8 +130,24 @@ function loginRedirect(url: URL, reauthenticate: boolean): Response {
   return redirect(reauthenticate ? `${login}&prompt=login` : login);
 }
 
-function unknownClientPage(): Response {
-  return htmlErrorPage(400, "Unknown application", "This sign-in link names an application that is not registered here. Go back to the application and try again.");
+/** The error pages of CONTRACT.md 3 (never a redirect): the OAuth error code and the client_id for developers. */
+function unknownClientPage(clientId: string | undefined): Response {
+  return htmlErrorPage(
+    400,
+    "Unknown application",
+    "This sign-in link names an application that is not registered here. Go back to the application and try again.",
+    [
+      ["Error", "invalid_client"],
+      ["client_id", clientId ? clientId : "(missing)"],
+    ],
+  );
+}
+
+function invalidRedirectPage(clientId: string, problem: string): Response {
+  return htmlErrorPage(400, "Invalid redirect URI", `${problem} You cannot be sent back to the application.`, [
+    ["Error", "invalid_request"],
+    ["client_id", clientId],
+  ]);
 }
 
 function invalidRequestPage(code: OAuthErrorCode, clientId: string): Response {
@@ -150,9 +166,9 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
   const url = new URL(request.url);
   const query = url.searchParams;
   const clientIds = query.getAll("client_id");
-  if (clientIds.length !== 1 || !clientIds[0]) return unknownClientPage();
+  if (clientIds.length !== 1 || !clientIds[0]) return unknownClientPage(clientIds[0]);
   const client = await (await db()).client.findUnique({ where: { clientId: clientIds[0] }, include: { owner: true } });
-  if (!client) return unknownClientPage();
+  if (!client) return unknownClientPage(clientIds[0]);
 
   // The redirect URI must be known before any error can be sent to it.
   const registered = redirectUrisOf(client);
@@ -161,17 +177,17 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
   const mode: ResponseMode = responseTypeRaw === "token" ? "fragment" : "query";
   let redirectUri: string;
   if (presentedUris.length > 1) {
-    return htmlErrorPage(400, "Invalid redirect URI", "The request names more than one redirect_uri.");
+    return invalidRedirectPage(client.clientId, "The request names more than one redirect_uri.");
   } else if (presentedUris[0]) {
     const matched = matchRedirectUri(registered, presentedUris[0]);
-    if (!matched) return htmlErrorPage(400, "Invalid redirect URI", "The redirect_uri of this request is not registered for the application, so you cannot be sent back to it.");
+    if (!matched) return invalidRedirectPage(client.clientId, "The redirect_uri of this request is not registered for the application.");
     redirectUri = matched;
   } else if (responseTypeRaw === "token") {
     // SPEC.md 4.1: implicit without redirect_uri goes to the first registered URI, else the landing page.
-    if (!registered[0]) return redirect(`/?error=unauthorized_client&client=${encodeURIComponent(client.name)}`);
+    if (!registered[0]) return redirect(`/?${new URLSearchParams({ error: "unauthorized_client", client: client.name, client_id: client.clientId })}`);
     redirectUri = registered[0];
   } else {
-    return htmlErrorPage(400, "Invalid redirect URI", "The request has no redirect_uri; it is required for this kind of application.");
+    return invalidRedirectPage(client.clientId, "The request has no redirect_uri; it is required for this kind of application.");
   }
 
   const stateValues = query.getAll("state");

@@ -1,10 +1,40 @@
 // What the consent page shows for a sealed authorization request (or a device flow's approval: no redirect
-// host, and the user code the person typed, to compare with the one on the device).
+// host, and the user code the person typed, to compare with the one on the device), and where "Not you?
+// Switch account" starts the same request again for another account (a sealed request belongs to the user
+// it was made for, so the request itself is rebuilt from it: the authorization endpoint checks it anew).
 import { db } from "@/server/db";
-import { consentCsrfToken, openRequest } from "@/oauth/authorization-request";
-import type { Scope } from "@/oauth/scope";
+import { consentCsrfToken, openRequest, type AuthorizationRequest } from "@/oauth/authorization-request";
+import { formatScope, type Scope } from "@/oauth/scope";
 
-export type ConsentScreen = { clientName: string; ownerName: string; scopes: Scope[]; redirectHost: string | null; userCode: string | null; csrf: string };
+export type ConsentScreen = {
+  clientId: string;
+  clientName: string;
+  ownerName: string;
+  scopes: Scope[];
+  redirectHost: string | null;
+  userCode: string | null;
+  csrf: string;
+  /** The request to start again after signing in as someone else. */
+  restartUrl: string;
+};
+
+/** The authorization request (or device page) that produced this sealed request, as a path on this site. */
+export function restartUrl(request: AuthorizationRequest): string {
+  if (request.responseType === "device_code") return `/device?user_code=${encodeURIComponent(request.userCode ?? "")}`;
+  const query = new URLSearchParams({
+    response_type: request.responseType,
+    client_id: request.clientId,
+    redirect_uri: request.redirectUri,
+    scope: formatScope(request.scopes),
+    state: request.state,
+  });
+  if (request.codeChallenge) {
+    query.set("code_challenge", request.codeChallenge);
+    query.set("code_challenge_method", "S256");
+  }
+  if (request.nonce) query.set("nonce", request.nonce);
+  return `/api/connect/oauth2/auth/?${query}`;
+}
 
 export async function loadConsentScreen(sealed: string, userId: number): Promise<ConsentScreen | null> {
   const request = sealed ? openRequest(sealed, userId) : null;
@@ -12,11 +42,13 @@ export async function loadConsentScreen(sealed: string, userId: number): Promise
   const client = await (await db()).client.findUnique({ where: { clientId: request.clientId }, include: { owner: true } });
   if (!client) return null;
   return {
+    clientId: client.clientId,
     clientName: client.name,
     ownerName: client.owner.name,
     scopes: request.scopes,
     redirectHost: request.responseType === "device_code" ? null : new URL(request.redirectUri).host,
     userCode: request.responseType === "device_code" ? (request.userCode ?? null) : null,
     csrf: consentCsrfToken(userId, sealed),
+    restartUrl: restartUrl(request),
   };
 }

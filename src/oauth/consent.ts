@@ -30,7 +30,7 @@ async function rememberConsent(userId: number, clientId: number, scopes: string[
 
 export async function handleConsentDecision(request: Request): Promise<Response> {
   if (request.headers.get("origin") !== new URL(env().appUrl).origin) {
-    return htmlErrorPage(403, "Request refused", "This form can only be sent from this site's own consent page.");
+    return htmlErrorPage(403, "Request refused", "This form can only be sent from this site's own consent page.", [["Error", "invalid_request"]]);
   }
   const user = await sessionUserFromRequest(request);
   if (!user) return redirect("/login", 303);
@@ -38,14 +38,19 @@ export async function handleConsentDecision(request: Request): Promise<Response>
   const sealed = typeof form.request === "string" ? form.request : "";
   const csrf = typeof form.csrf === "string" ? form.csrf : "";
   if (!sealed || !csrf || !csrfTokenMatches(user.id, sealed, csrf)) {
-    return htmlErrorPage(403, "Request refused", "The consent form was not valid for your session. Go back to the application and start again.");
+    return htmlErrorPage(403, "Request refused", "The consent form was not valid for your session. Go back to the application and start again.", [["Error", "invalid_request"]]);
   }
   const authorization = openRequest(sealed, user.id);
   if (!authorization) {
-    return htmlErrorPage(400, "Request expired", "This authorization request has expired. Go back to the application and start again.");
+    return htmlErrorPage(400, "Request expired", "This authorization request has expired. Go back to the application and start again.", [["Error", "invalid_request"]]);
   }
   const client = await (await db()).client.findUnique({ where: { clientId: authorization.clientId } });
-  if (!client) return htmlErrorPage(400, "Unknown application", "This application is no longer registered.");
+  if (!client) {
+    return htmlErrorPage(400, "Unknown application", "This application is no longer registered.", [
+      ["Error", "invalid_client"],
+      ["client_id", authorization.clientId],
+    ]);
+  }
   if (authorization.responseType === "device_code") {
     return decideDeviceAuthorization({ authorization, client, approve: form.decision === "approve", ip: clientAddress(request) });
   }

@@ -13,7 +13,8 @@
 import { recordEvent, recordEventInTx } from "@/audit/record-event";
 import { deliverSoon } from "@/email/deliver-soon";
 import { enqueueMail } from "@/email/outbox";
-import { formatExpiry, renderPermissionRequestMail } from "@/email/permission-request-mail";
+import { renderPermissionRequestMail } from "@/email/permission-request-mail";
+import { formatDateTime } from "@/format/date-time";
 import { nowMs } from "@/clock";
 import { env } from "@/env";
 import { ApiError, badRequest, conflict, tooManyRequests } from "@/http/errors";
@@ -117,14 +118,16 @@ async function create(principal: Principal, input: ReturnType<typeof ZCreatePerm
   link.searchParams.set("token", token);
   const mail = await renderPermissionRequestMail(target.email, {
     targetName: target.name,
+    requesterId: requester.id,
     requesterName: requester.name,
     requesterEmail: maySeeEmail(target.id, requester.id, context) ? requester.email : null,
+    allowedId: allowed.id,
     allowedName: allowed.name,
     allowedEmail: maySeeEmail(target.id, allowed.id, context) ? allowed.email : null,
     requesterIsAllowed: requester.id === allowed.id,
     bundleName: bundle.name,
     link: link.href,
-    expiresAt: formatExpiry(expiresAt),
+    expiresAt: formatDateTime(expiresAt),
   });
   const pendingKey = `${bundle.id}:${allowed.id}:${target.id}`;
 

@@ -2,6 +2,7 @@
 // database: create and its rules, the outbox mail, list and detail, check, redeem and delete by every party.
 // Every scene has its own users and bundle, since the database is shared with test files running at once.
 import { afterEach, describe, expect, it } from "vitest";
+import { formatDateTime } from "@/format/date-time";
 import { advanceClock, resetClock } from "@/clock";
 import { createBundle } from "@/bundles/create-bundle";
 import { listMail } from "@/email/list-mail";
@@ -332,7 +333,7 @@ describe("the e-mail", () => {
     expect(mails).toHaveLength(1);
     const mail = mails[0]!;
     expect(mail.status).toBe("pending");
-    expect(mail.subject).toBe(`${s.requester.user.name} asks you to give ${s.allowed.user.name} access to your bundle "Holiday photos"`);
+    expect(mail.subject).toBe(`${s.requester.user.name} asks you to let ${s.allowed.user.name} read your bundle “Holiday photos”`);
     for (const part of [mail.text, mail.html]) {
       expect(part).toContain(s.requester.user.name);
       expect(part).toContain(s.allowed.user.name);
@@ -341,8 +342,9 @@ describe("the e-mail", () => {
       expect(part).toContain(s.requester.user.email);
       expect(part).not.toContain(s.allowed.user.email);
     }
-    const expires = (body.expires_at as string).slice(0, 16).replace("T", " ") + " UTC";
-    expect(mail.text).toContain(expires);
+    // The allowed user was named by id: the mail shows the id beside the name, as the pages do.
+    expect(mail.text).toContain(`${s.allowed.user.name} (user ${s.allowed.user.id})`);
+    expect(mail.text).toContain(`expires on ${formatDateTime(new Date(body.expires_at as string))}`);
     const { token, link } = await tokenFromMail(s.owner.user.email);
     expect(link.origin + link.pathname).toBe(`${APP}/redeem`);
     expect(mail.html).toContain(`href="${link.href}"`);
@@ -385,7 +387,7 @@ describe("the e-mail", () => {
     const s = await scene();
     await created(s, { user_allowed: s.requester.user.id });
     const [mail] = await listMail({ to: s.owner.user.email });
-    expect(mail!.subject).toBe(`${s.requester.user.name} asks you for access to your bundle "Holiday photos"`);
+    expect(mail!.subject).toBe(`${s.requester.user.name} asks you for access to your bundle “Holiday photos”`);
   });
 });
 

@@ -46,3 +46,32 @@ describe("the sharing overview", () => {
     ]);
   });
 });
+
+describe("the sharing overview: both sides of an access", () => {
+  it("shows the allowed user the bundles others let them into, the owner by name and id only", async () => {
+    const [owner, allowed] = await Promise.all([passwordSession(), passwordSession()]);
+    const bundle = await createBundle({ ownerId: owner.user.id, name: "Maps" });
+    expect((await call("POST", "/api/bundle_permission/", { token: owner.accessToken, body: { bundle: bundle.id, user_allowed: allowed.user.email } })).status).toBe(201);
+    const view = await sharingOverview(allowed.user.id);
+    expect(view.allowedInto).toEqual([
+      { id: expect.any(Number), createdAt: expect.any(Date), bundle: { id: bundle.id, name: "Maps" }, owner: { id: owner.user.id, name: owner.user.name, email: null } },
+    ]);
+    expect(view.bundles).toEqual([]);
+    expect((await sharingOverview(owner.user.id)).allowedInto).toEqual([]);
+  });
+
+  it("shows the requester the requests they sent with their status, without withdrawn or declined ones", async () => {
+    const [owner, requester] = await Promise.all([passwordSession(), passwordSession()]);
+    const [first, second, third] = await Promise.all(["One", "Two", "Three"].map((name) => createBundle({ ownerId: owner.user.id, name })));
+    const ask = (bundleId: number) =>
+      call("POST", "/api/bundle_permission_request/", { token: requester.accessToken, body: { bundle: bundleId, user_allowed: requester.user.id, user_target: owner.user.id } });
+    const pending = await ask(first!.id);
+    const declined = await ask(second!.id);
+    const withdrawn = await ask(third!.id);
+    expect((await call("DELETE", `/api/bundle_permission_request/${declined.json.id}/`, { token: owner.accessToken })).status).toBe(204);
+    expect((await call("DELETE", `/api/bundle_permission_request/${withdrawn.json.id}/`, { token: requester.accessToken })).status).toBe(204);
+    const view = await sharingOverview(requester.user.id);
+    expect(view.sent.map((request) => ({ id: request.id, bundle: request.bundle.name, status: request.status }))).toEqual([{ id: pending.json.id, bundle: "One", status: "pending" }]);
+    expect((await sharingOverview(owner.user.id)).received.map((request) => request.id)).toEqual([pending.json.id]);
+  });
+});

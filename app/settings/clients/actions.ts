@@ -5,50 +5,84 @@ import { createClient } from "@/clients/create-client";
 import { deleteOwnClient, rotateClientSecret } from "@/clients/manage-clients";
 import type { GrantType } from "@/clients/represent";
 import { ApiError } from "@/http/errors";
+import type { FormResult } from "../../components/forms";
+import type { Outcome } from "../../components/status";
+import { inActionContext } from "../action-context";
+import { formFailure } from "../form-errors";
 import { requireUser } from "../require-user";
 
-export type SecretState = { error: string | null; clientId: string | null; clientSecret: string | null; name: string | null };
+export type RegisterResult = FormResult & { client?: { clientId: string; clientSecret: string | null; name: string } };
 
-const fail = (error: unknown): SecretState => {
-  if (error instanceof ApiError && error.status < 500) return { error: error.error, clientId: null, clientSecret: null, name: null };
-  throw error;
+const GRANT_WORDS: Record<string, string> = {
+  authorization_code: "an authorization code",
+  implicit: "an implicit",
+  password: "a password",
+  client_credentials: "a client credentials",
+  device_code: "a device",
 };
 
-export async function registerClient(_previous: SecretState, form: FormData): Promise<SecretState> {
+/** The redirect URIs as typed, one per line (blank lines ignored), with the line each came from. */
+function typedUris(text: string): { uri: string; line: number }[] {
+  return text
+    .split(/\r?\n/)
+    .map((raw, index) => ({ uri: raw.trim(), line: index + 1 }))
+    .filter((entry) => entry.uri);
+}
+
+export async function registerClient(form: FormData): Promise<RegisterResult> {
   const user = await requireUser("/settings/clients");
-  const redirectUris = String(form.get("redirect_uris") ?? "")
-    .split(/\s+/)
-    .filter(Boolean);
+  const typed = typedUris(String(form.get("redirect_uris") ?? ""));
+  const grantType = String(form.get("grant_type") ?? "");
+  const uris = typed.map((entry) => entry.uri);
   try {
-    const client = await createClient({
-      ownerId: user.id,
-      name: String(form.get("name") ?? ""),
-      grantType: String(form.get("grant_type") ?? "") as GrantType,
-      redirectUris,
-      isPublic: form.get("public") === "on",
-    });
+    const client = await createClient({ ownerId: user.id, name: String(form.get("name") ?? ""), grantType: grantType as GrantType, redirectUris: uris, isPublic: form.get("public") === "on" });
     revalidatePath("/settings/clients");
-    return { error: null, clientId: client.client_id, clientSecret: client.client_secret, name: client.name };
+    return { ok: true, message: `Registered ${client.name}.`, client: { clientId: client.client_id, clientSecret: client.client_secret, name: client.name } };
   } catch (error) {
-    return fail(error);
+    return formFailure(error, { name: "name", grantType: "grant_type", redirect_uris: "redirect_uris", public: "public" }, (field, message, apiError) => {
+      const kind = GRANT_WORDS[grantType] ?? "this";
+      if (field === "redirect_uris") {
+        // "redirect_uris.2: must use https": the third distinct URI; say which line it is on.
+        const index = /^redirect_uris\.(\d+):/.exec(apiError.error)?.[1];
+        if (index !== undefined) {
+          const uri = [...new Set(uris)][Number(index)] ?? "";
+          const line = typed.find((entry) => entry.uri === uri)?.line;
+          return `Line ${line ?? Number(index) + 1} (${uri.length > 80 ? `${uri.slice(0, 80)}…` : uri}) ${message}.`;
+        }
+        if (/needs at least one/.test(message)) return `Add at least one redirect URI: ${kind} client sends people back to it after they approve.`;
+        if (/has no redirect URIs/.test(message)) return `Leave this empty: ${kind} client never sends people back to a redirect URI.`;
+      }
+      if (field === "public") return `${kind.charAt(0).toUpperCase()}${kind.slice(1)} client acts for you and must keep a secret: it cannot be public.`;
+      if (field === "name" && /empty/.test(message)) return "Give the client a name.";
+      return null;
+    });
   }
 }
 
-export async function rotateSecret(_previous: SecretState, form: FormData): Promise<SecretState> {
+export type RotateResult = { ok: boolean; message: string; clientSecret: string | null };
+
+export async function rotateSecret(form: FormData): Promise<RotateResult> {
   const user = await requireUser("/settings/clients");
   const clientId = String(form.get("client_id") ?? "");
   try {
-    const secret = await rotateClientSecret({ ownerId: user.id, clientId });
-    return { error: null, clientId, clientSecret: secret, name: null };
+    const secret = await inActionContext(() => rotateClientSecret({ ownerId: user.id, clientId }));
+    return { ok: true, message: "New secret issued: the old one no longer works. Copy the new one now: it will not be shown again.", clientSecret: secret };
   } catch (error) {
-    return fail(error);
+    if (error instanceof ApiError && error.status < 500) return { ok: false, message: error.status === 404 ? "This client no longer exists." : "A public client has no secret.", clientSecret: null };
+    throw error;
   }
 }
 
-export async function removeClient(form: FormData): Promise<void> {
+export async function removeClient(form: FormData): Promise<Outcome> {
   const user = await requireUser("/settings/clients");
-  await deleteOwnClient({ ownerId: user.id, clientId: String(form.get("client_id") ?? "") }).catch((error: unknown) => {
+  const name = String(form.get("name") ?? "the client");
+  try {
+    await inActionContext(() => deleteOwnClient({ ownerId: user.id, clientId: String(form.get("client_id") ?? "") }));
+  } catch (error) {
     if (!(error instanceof ApiError && error.status === 404)) throw error;
-  });
+    revalidatePath("/settings/clients");
+    return { ok: true, message: `${name} was already deleted.` };
+  }
   revalidatePath("/settings/clients");
+  return { ok: true, message: `Deleted ${name}. Every connection and token it had has ended.` };
 }

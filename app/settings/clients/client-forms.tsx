@@ -1,76 +1,131 @@
 "use client";
 
-import { useActionState } from "react";
-import { Alert, Button, Field } from "../../components/ui";
-import { registerClient, rotateSecret, type SecretState } from "./actions";
+import { useState } from "react";
+import { ConfirmAction, ConfirmDialog } from "../../components/confirm";
+import { CopyButton } from "../../components/copy-button";
+import { FormOutcome, useServerForm } from "../../components/forms";
+import { Alert, Button, Field, SelectField, TextAreaField } from "../../components/ui";
+import { registerClient, removeClient, rotateSecret } from "./actions";
 
-const initial: SecretState = { error: null, clientId: null, clientSecret: null, name: null };
-
-function SecretNotice({ state }: { state: SecretState }) {
-  if (state.error) return <Alert>{state.error}</Alert>;
-  if (!state.clientId) return null;
+/** A value to copy (client_id, a secret shown once), on its own line with its Copy button. */
+function Copyable({ label, value, testId }: { label: string; value: string; testId: string }) {
   return (
-    <Alert kind="success">
-      <p>{state.name ? `Registered ${state.name}.` : "New secret issued."} Copy the secret now: it will not be shown again.</p>
-      <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 font-mono text-xs break-all">
-        <dt>client_id</dt>
-        <dd data-testid="new-client-id">{state.clientId}</dd>
-        <dt>client_secret</dt>
-        <dd data-testid="new-client-secret">{state.clientSecret ?? "(none: public client)"}</dd>
-      </dl>
-    </Alert>
+    <div className="space-y-1">
+      <dt className="text-xs font-semibold">{label}</dt>
+      <dd className="flex flex-wrap items-center gap-x-3 gap-y-1">
+        <code data-testid={testId} className="font-mono text-xs break-all">
+          {value}
+        </code>
+        <CopyButton value={value} label={`Copy ${label}`} />
+      </dd>
+    </div>
   );
 }
 
 export function RegisterClientForm() {
-  const [state, action, pending] = useActionState(registerClient, initial);
+  const { result, pending, ready, onSubmit, fieldError, formError } = useServerForm(registerClient);
+  const registered = result?.ok ? result.client : undefined;
   return (
-    <form action={action} className="space-y-4">
-      <SecretNotice state={state} />
-      <Field label="Name" name="name" required maxLength={100} />
+    <form onSubmit={onSubmit} method="post" className="space-y-4">
+      <Field label="Name" name="name" required maxLength={100} error={fieldError("name")} />
+      <SelectField label="Grant type" name="grant_type" defaultValue="authorization_code" error={fieldError("grant_type")}>
+        <option value="authorization_code">Authorization code (server-side web app)</option>
+        <option value="implicit">Implicit (browser or mobile app)</option>
+        <option value="password">Password (your own scripts)</option>
+        <option value="client_credentials">Client credentials (your own server, acting for you)</option>
+        <option value="device_code">Device (TVs, command-line tools: the code is typed in here)</option>
+      </SelectField>
+      <TextAreaField
+        label="Redirect URIs"
+        name="redirect_uris"
+        rows={3}
+        className="font-mono text-sm"
+        spellCheck={false}
+        hint="One per line. https only, or http on localhost, 127.0.0.1 or [::1]. Only for authorization code and implicit clients."
+        error={fieldError("redirect_uris")}
+      />
       <div className="space-y-1">
-        <label htmlFor="grant_type" className="block text-sm font-medium">
-          Grant type
-        </label>
-        <select id="grant_type" name="grant_type" className="block w-full rounded-lg border border-slate-300 bg-white px-3 py-2 dark:border-slate-700 dark:bg-slate-950" defaultValue="authorization_code">
-          <option value="authorization_code">Authorization code (server-side web app)</option>
-          <option value="implicit">Implicit (browser or mobile app)</option>
-          <option value="password">Password (your own scripts)</option>
-          <option value="client_credentials">Client credentials (your own server, acting for you)</option>
-          <option value="device_code">Device (TVs, command-line tools: the code is typed in here)</option>
-        </select>
+        <div className="flex items-center gap-2">
+          <input id="public" name="public" type="checkbox" className="h-4 w-4" aria-invalid={fieldError("public") ? true : undefined} aria-describedby={fieldError("public") ? "public-error" : undefined} />
+          <label htmlFor="public" className="text-sm">
+            Public client (a native app or device that cannot keep a secret; PKCE is then required for authorization code)
+          </label>
+        </div>
+        {fieldError("public") ? (
+          <p id="public-error" className="text-sm font-medium text-red-700 dark:text-red-400">
+            {fieldError("public")}
+          </p>
+        ) : null}
       </div>
-      <div className="space-y-1">
-        <label htmlFor="redirect_uris" className="block text-sm font-medium">
-          Redirect URIs
-        </label>
-        <textarea id="redirect_uris" name="redirect_uris" rows={3} className="block w-full rounded-lg border border-slate-300 bg-white px-3 py-2 font-mono text-sm dark:border-slate-700 dark:bg-slate-950" aria-describedby="redirect_uris_hint" />
-        <p id="redirect_uris_hint" className="text-xs text-slate-500">
-          One per line. https only, or http on localhost, 127.0.0.1 or [::1]. Only for authorization code and implicit clients.
-        </p>
-      </div>
-      <div className="flex items-center gap-2">
-        <input id="public" name="public" type="checkbox" className="h-4 w-4" />
-        <label htmlFor="public" className="text-sm">
-          Public client (a native app or device that cannot keep a secret; PKCE is then required for authorization code)
-        </label>
-      </div>
-      <Button type="submit" disabled={pending}>
-        Register client
+      <Button type="submit" disabled={!ready}>
+        {pending ? "Registering…" : "Register client"}
       </Button>
+      <FormOutcome result={null} formError={formError} />
+      {registered ? (
+        <Alert kind="success">
+          <p className="font-semibold">Registered {registered.name}.</p>
+          <p className="mt-1">{registered.clientSecret ? "Copy the secret now: it will not be shown again." : "A public client has no secret."}</p>
+          <dl className="mt-3 space-y-2">
+            <Copyable label="client_id" value={registered.clientId} testId="new-client-id" />
+            {registered.clientSecret ? <Copyable label="client_secret" value={registered.clientSecret} testId="new-client-secret" /> : null}
+          </dl>
+        </Alert>
+      ) : null}
     </form>
   );
 }
 
-export function RotateSecretForm({ clientId, name }: { clientId: string; name: string }) {
-  const [state, action, pending] = useActionState(rotateSecret, initial);
+export function ClientIdLine({ clientId }: { clientId: string }) {
   return (
-    <form action={action} className="space-y-2">
-      <SecretNotice state={state} />
-      <input type="hidden" name="client_id" value={clientId} />
-      <Button type="submit" variant="secondary" disabled={pending} aria-label={`Rotate the secret of ${name}`}>
-        Rotate secret
-      </Button>
-    </form>
+    <dl>
+      <Copyable label="client_id" value={clientId} testId="client-id" />
+    </dl>
+  );
+}
+
+export function RotateSecret({ clientId, name }: { clientId: string; name: string }) {
+  const [result, setResult] = useState<Awaited<ReturnType<typeof rotateSecret>> | null>(null);
+  return (
+    <div className="space-y-2">
+      <ConfirmDialog
+        label="Rotate secret"
+        ariaLabel={`Rotate the secret of ${name}`}
+        title={`Rotate the secret of ${name}?`}
+        confirmLabel="Rotate secret"
+        onConfirm={async () => {
+          const form = new FormData();
+          form.set("client_id", clientId);
+          setResult(await rotateSecret(form));
+        }}
+      >
+        <p>A new secret is made, and the current one stops working at once: {name} cannot get tokens until it is given the new one.</p>
+      </ConfirmDialog>
+      {result ? (
+        <Alert kind={result.ok ? "success" : "error"}>
+          <p>{result.message}</p>
+          {result.clientSecret ? (
+            <dl className="mt-3">
+              <Copyable label="client_secret" value={result.clientSecret} testId="new-client-secret" />
+            </dl>
+          ) : null}
+        </Alert>
+      ) : null}
+    </div>
+  );
+}
+
+export function DeleteClient({ clientId, name }: { clientId: string; name: string }) {
+  return (
+    <ConfirmAction
+      action={removeClient}
+      fields={{ client_id: clientId, name }}
+      label="Delete"
+      ariaLabel={`Delete ${name}`}
+      title={`Delete ${name}?`}
+      confirmLabel="Delete client"
+    >
+      <p>Everyone who connected {name} to their account loses that connection at once, and every token it holds stops working.</p>
+      <p>This cannot be undone.</p>
+    </ConfirmAction>
   );
 }

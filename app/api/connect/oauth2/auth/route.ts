@@ -1,5 +1,5 @@
 // A browser endpoint (CONTRACT.md 1 and 3): errors are an HTML page or a redirect, never JSON.
-import { htmlErrorPage } from "@/http/html";
+import { htmlFailurePage } from "@/http/html";
 import { errorResponse, route } from "@/http/route";
 import { handleAuthorizationRequest } from "@/oauth/authorize";
 
@@ -8,8 +8,7 @@ export const { GET, POST, PUT, DELETE, PATCH, OPTIONS } = route({
     try {
       return await handleAuthorizationRequest(request);
     } catch (error) {
-      const logged = errorResponse(error, request, "oauth");
-      return htmlErrorPage(logged.status, "Something went wrong", "The sign-in request could not be handled. Try again in a moment.");
+      return htmlFailurePage(errorResponse(error, request, "oauth"), "Something went wrong", "The sign-in request could not be handled. Try again in a moment.");
     }
   },
 });
