@@ -40,6 +40,7 @@ const ZRawEnv = z.object({
   LOG_LEVEL: optional(z.enum(["debug", "info", "warn", "error", "silent"])),
   // Node's own variable, read here so that the password hashing can size itself to the pool it has.
   UV_THREADPOOL_SIZE: optional(z.coerce.number().int().min(1).max(1024)),
+  REGISTRATION: optional(z.enum(["off", "token", "open"], { error: "must be off, token or open" })),
   WORKERS: optional(z.coerce.number({ error: "must be an integer from 1 to 64" }).int("must be an integer from 1 to 64").min(1, "must be an integer from 1 to 64").max(64, "must be an integer from 1 to 64")),
 });
 
@@ -57,6 +58,8 @@ export type Env = {
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** `npm start` processes serving on one port (CONTRACT.md 11). */
   workers: number;
+  /** Who may register a client by RFC 7591 (CONTRACT.md 13): nobody, holders of an initial access token, anyone. */
+  registration: "off" | "token" | "open";
   /** Threads in libuv's pool (UV_THREADPOOL_SIZE; Node's default 4), where argon2id runs. */
   threadPoolSize: number;
 };
@@ -110,6 +113,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     devMailbox: raw.DEV_MAILBOX === "1" || (raw.DEV_MAILBOX !== "0" && nodeEnv !== "production"),
     logLevel: raw.LOG_LEVEL ?? (nodeEnv === "test" ? "silent" : "info"),
     workers: raw.WORKERS ?? 1,
+    registration: raw.REGISTRATION ?? "off",
     threadPoolSize: raw.UV_THREADPOOL_SIZE ?? 4,
   };
 }
@@ -128,6 +132,18 @@ let cached: Env | null = null;
 export function env(): Env {
   cached ??= parseEnv(process.env);
   return cached;
+}
+
+/**
+ * Tests only (NODE_ENV=test): changes parsed settings for the rest of the process, so that one test file can
+ * exercise e.g. each REGISTRATION mode. Returns the previous values.
+ */
+export function setEnvForTests(patch: Partial<Env>): Partial<Env> {
+  const current = env();
+  if (current.nodeEnv !== "test") throw new Error("setEnvForTests outside tests");
+  const previous = Object.fromEntries(Object.keys(patch).map((key) => [key, current[key as keyof Env]])) as Partial<Env>;
+  cached = { ...current, ...patch };
+  return previous;
 }
 
 /** next-auth reads its own variables; they are derived here, in one place, from ours. */

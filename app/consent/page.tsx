@@ -23,9 +23,14 @@ export default async function ConsentPage({ searchParams }: { searchParams: Prom
     <Page title={`Allow ${screen.clientName} to access your account?`} narrow>
       <Card className="space-y-4">
         <p>
-          <strong>{screen.clientName}</strong>, registered by {screen.ownerName}, asks for access to the account of{" "}
+          {/* eslint-disable-next-line @next/next/no-img-element -- a client's own https logo, verified clients only */}
+          {screen.logoUri ? <img src={screen.logoUri} alt="" width={48} height={48} className="float-right ml-3" /> : null}
+          <strong>{screen.clientName}</strong>, {screen.ownerName ? `registered by ${screen.ownerName}` : "which registered itself"}, asks for access to the account of{" "}
           <strong>{user.email}</strong>.
         </p>
+        {screen.unverified ? (
+          <Alert>Unverified app: it registered itself, and nobody has checked who runs it or that its name is true. Approve only if you trust where you came from.</Alert>
+        ) : null}
         <div>
           <h2 className="text-sm font-semibold">It will be able to:</h2>
           <ul className="mt-2 list-disc space-y-1 pl-5 text-sm">

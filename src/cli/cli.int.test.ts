@@ -80,6 +80,7 @@ describe("client:create", () => {
       redirect_uris: ["https://app.example.test/cb", "http://localhost:8000/cb"],
       public: false,
       first_party: true,
+      require_pushed_authorization_requests: false,
       created_at: expect.stringMatching(ISO),
     });
     expect(native).toEqual({ ...code, client_id: native!.client_id, client_secret: null, name: "Native app",

@@ -28,7 +28,7 @@ export async function listConnectedApps(userId: number): Promise<ConnectedApp[]>
       existing.scopes = storedScopes([...existing.scopes, ...scopes].join(" "));
       continue;
     }
-    apps.set(grant.clientId, { clientId: grant.client.clientId, name: grant.client.name, ownerName: grant.client.owner.name, scopes, lastUsedAt: grant.lastUsedAt, grants: 1 });
+    apps.set(grant.clientId, { clientId: grant.client.clientId, name: grant.client.name, ownerName: grant.client.owner?.name ?? "nobody (it registered itself)", scopes, lastUsedAt: grant.lastUsedAt, grants: 1 });
   }
   return [...apps.values()];
 }

@@ -33,6 +33,7 @@ describe("bearerToken", () => {
       userName: "Store User",
       userEmail: third.user.email,
       firstParty: false,
+      jkt: null,
     });
     const first = await grantWithTokens({ firstParty: true, scopes: ["readonly"] });
     expect(await bearerToken(digest(first.record.access_token), now())).toMatchObject({ userId: first.user.id, scopes: "readonly", firstParty: true });
@@ -264,6 +265,8 @@ describe("rotateAtOnce", () => {
       accessExpiresAt: new Date(at.getTime() + 3600_000),
       refreshDigest: digest(`refresh-${Math.random()}`),
       refreshExpiresAt: new Date(at.getTime() + 86_400_000),
+      jkt: null,
+      refreshJkt: null,
       audit: { type: "token.refreshed", clientId: grant.clientRow.clientId, ip: "192.0.2.9" },
     });
   };
