@@ -45,7 +45,7 @@ export async function handleRegistrationRequest(request: Request): Promise<Respo
     const row = await (await db()).registrationToken.findUnique({ where: { digest: tokenDigest } });
     if (!row || row.usedAt || row.expiresAt <= now()) throw invalidToken(true);
   }
-  const limitKey = `register:${clientAddress(request) ?? "unknown"}`;
+  const limitKey = `register:${clientAddress(request)}`;
   await assertNotLimited(limitKey, REGISTRATION_LIMIT);
 
   const body = await readBody(request, { invalidMessage: "invalid_client_metadata" });
