@@ -174,6 +174,8 @@ describe("REGISTRATION=open", () => {
       [{ ...webApp, redirect_uris: [] }, "invalid_redirect_uri"],
       [{ ...webApp, grant_types: ["password"] }, "invalid_client_metadata"],
       [{ ...webApp, grant_types: ["client_credentials"] }, "invalid_client_metadata"],
+      [{ client_name: "Owner's helper", grant_types: ["password"], response_types: [], token_endpoint_auth_method: "client_secret_basic" }, "invalid_client_metadata"],
+      [{ client_name: "Cron", grant_types: ["client_credentials"], response_types: [], token_endpoint_auth_method: "client_secret_basic" }, "invalid_client_metadata"],
       [{ ...webApp, grant_types: ["authorization_code", "implicit"] }, "invalid_client_metadata"],
       [{ ...webApp, response_types: ["token"] }, "invalid_client_metadata"],
       [{ ...webApp, token_endpoint_auth_method: "private_key_jwt" }, "invalid_client_metadata"],
