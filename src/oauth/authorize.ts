@@ -6,7 +6,7 @@
 // (RFC 9126 4) comes as client_id and request_uri only, its stored parameters standing in for the query
 // (other query parameters are ignored) and used once; a client that requires PAR gets nothing without one;
 // a registered `scope` bounds what a client may ask for.
-import type { Client, User } from "@/generated/sqlite/client";
+import type { Client } from "@/generated/sqlite/client";
 import { now, nowMs } from "@/clock";
 import { env } from "@/env";
 import { htmlErrorPage, redirect } from "@/http/html";

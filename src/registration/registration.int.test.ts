@@ -217,7 +217,7 @@ describe("RFC 7592 management", () => {
     const read = await call("GET", path, { headers: auth });
     expect(read.status).toBe(200);
     expect(read.json).toMatchObject({ client_id: created.client_id, client_name: "Agent", registration_access_token: created.registration_access_token });
-    for (const headers of [{}, { authorization: "Bearer wrong" }]) {
+    for (const headers of [{}, { authorization: "Bearer wrong" }] as Array<Record<string, string>>) {
       const res = await call("GET", path, { headers });
       expect(res.status).toBe(401);
       expect(res.json).toEqual({ error: "invalid_token" });
