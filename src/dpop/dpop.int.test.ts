@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { advanceClock, nowMs, resetClock } from "@/clock";
 import { db } from "@/server/db";
+import { pruneTokens } from "@/maintenance/prune-tokens";
 import { digest } from "@/server/crypto";
 import { s256 } from "@/oauth/pkce";
 import { call } from "@/testing/app";
@@ -275,6 +276,20 @@ describe("RFC 9449 DPoP on /api", () => {
     advanceClock(61_000);
     const res = await call("GET", userPath(s), { headers: { authorization: `DPoP ${access_token}`, dpop: stale } });
     expect(res.status).toBe(401);
+  });
+
+  it("keeps a proof's jti until its iat is out of the window; tokens:prune removes it then", async () => {
+    const s = await passwordClient();
+    const key = await dpopKey();
+    const dpop = await proof(key, { url: TOKEN_URL });
+    expect((await call("POST", TOKEN, { body: passwordBody(s), headers: { dpop } })).status).toBe(200);
+    const stored = await (await db()).dpopProof.findMany({ where: { expiresAt: { gt: new Date(nowMs()) } } });
+    expect(stored.length).toBeGreaterThan(0);
+    await pruneTokens(); // before the window closes: kept, so the replay below is still refused
+    expect((await call("POST", TOKEN, { body: passwordBody(s), headers: { dpop } })).json).toEqual({ error: "invalid_dpop_proof" });
+    advanceClock(121_000);
+    expect((await pruneTokens()).dpop_proofs).toBeGreaterThanOrEqual(stored.length);
+    expect(await (await db()).dpopProof.count({ where: { id: { in: stored.map((row) => row.id) } } })).toBe(0);
   });
 });
 
