@@ -73,7 +73,7 @@ describe("bearerToken", () => {
       bearerToken(digest(b.record.access_token), at),
     ]);
     expect(rows.map((row) => row?.userId ?? null)).toEqual([a.user.id, b.user.id, null, null, null, b.user.id]);
-    expect(rows[0]).toEqual({ userId: a.user.id, clientId: a.clientRow.id, scopes: "readonly readwrite", userName: "Store User", userEmail: a.user.email, firstParty: false });
+    expect(rows[0]).toEqual({ userId: a.user.id, clientId: a.clientRow.id, scopes: "readonly readwrite", userName: "Store User", userEmail: a.user.email, firstParty: false, jkt: null });
   });
 
   it("does not read a Prisma transaction's uncommitted token: a read that meets one waits for its end", async () => {
@@ -110,6 +110,7 @@ describe("tokenByValue", () => {
         expiresAt: stored.expiresAt,
         revokedAt: null,
         usedAt: null,
+        jkt: null,
         user: { id: user.id, email: user.email },
       });
     }
