@@ -1,7 +1,7 @@
 // The production build answers /api paths with and without the trailing slash directly (no 308), and
-import { baseURL } from "./env";
 // answers JSON on every path, including unknown ones (CONTRACT.md 1).
 import { expect, test } from "@playwright/test";
+import { baseURL } from "./env";
 
 test("health and readiness", async ({ request }) => {
   const health = await request.get("/api/health");
