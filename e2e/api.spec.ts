@@ -1,6 +1,7 @@
 // The production build answers /api paths with and without the trailing slash directly (no 308), and
 // answers JSON on every path, including unknown ones (CONTRACT.md 1).
 import { expect, test } from "@playwright/test";
+import { baseURL } from "./env";
 
 test("health and readiness", async ({ request }) => {
   const health = await request.get("/api/health");
@@ -20,7 +21,8 @@ test("paths answer with and without the trailing slash, without redirects", asyn
   for (const path of ["/api/user/1", "/api/user/1/"]) {
     const res = await request.get(path, { maxRedirects: 0 });
     expect(res.status(), path).toBe(401);
-    expect(res.headers()["www-authenticate"]).toBe('Bearer realm="api"');
+    const metadata = `resource_metadata="${baseURL}/.well-known/oauth-protected-resource/api"`;
+    expect(res.headers()["www-authenticate"]).toBe(`Bearer realm="api", ${metadata}, DPoP realm="api", algs="ES256 RS256", ${metadata}`);
   }
   for (const path of ["/api/accesstoken/unknown", "/api/oauth2token/unknown/"]) {
     const res = await request.delete(path, { maxRedirects: 0 });

@@ -254,3 +254,68 @@ test.describe("OpenID Connect, the device flow and client credentials", () => {
     expect(await me.json()).toMatchObject({ id: owner.id, email: owner.email });
   });
 });
+
+test.describe("oauth4webapi from a URL", () => {
+  const insecure = { [oauth.allowInsecureRequests]: true };
+
+  // CONTRACT.md 13, README "Connecting a client that starts from a URL": an MCP-style client that knows only
+  // the API's URL finds, registers with, authorizes against and calls the service, unchanged.
+  test("from the API's URL alone: 401, resource metadata, server metadata, registration, PAR, code with PKCE, DPoP-bound token, API call", async ({ page }) => {
+    const user = newUser();
+    const apiUrl = new URL(`${baseURL}/api`);
+    // 1. A call without a token: the 401 names the resource metadata.
+    const first = await fetch(`${apiUrl}/bundle/`);
+    expect(first.status).toBe(401);
+    const challenge = first.headers.get("www-authenticate")!;
+    expect(challenge).toContain("DPoP ");
+    const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)![1]!;
+    expect(metadataUrl).toBe(`${baseURL}/.well-known/oauth-protected-resource/api`);
+    // 2. Protected resource metadata (RFC 9728), 3. authorization server metadata (RFC 8414).
+    const rs = await oauth.processResourceDiscoveryResponse(apiUrl, await oauth.resourceDiscoveryRequest(apiUrl, insecure));
+    expect(rs.dpop_signing_alg_values_supported).toContain("ES256");
+    const issuer = new URL(rs.authorization_servers![0]!);
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...insecure }));
+    expect(as.registration_endpoint).toBe(`${baseURL}/api/connect/oauth2/register/`);
+    // 4. Registration (RFC 7591) with an initial access token from the administrator.
+    const { token: initialAccessToken } = cli<{ token: string; expires_at: string }>("registration:token");
+    const c = (await oauth.processDynamicClientRegistrationResponse(
+      await oauth.dynamicClientRegistrationRequest(
+        as,
+        { client_name: "Agent from a URL", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] },
+        { initialAccessToken, ...insecure },
+      ),
+    )) as oauth.Client;
+    expect(c.client_id).toEqual(expect.any(String));
+    // 5. PAR (RFC 9126), with PKCE and the resource (RFC 8707).
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const pushed = await oauth.processPushedAuthorizationResponse(
+      as,
+      c,
+      await oauth.pushedAuthorizationRequest(as, c, oauth.None(), { response_type: "code", redirect_uri: CALLBACK, scope: "readonly", state, resource: rs.resource, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" }, insecure),
+    );
+    expect(pushed.expires_in).toBe(60);
+    // 6. The person signs in and approves in Chromium.
+    const url = new URL(as.authorization_endpoint!);
+    url.search = new URLSearchParams({ client_id: c.client_id, request_uri: pushed.request_uri }).toString();
+    await signIn(page, user.email);
+    await expect(page.getByText("Signed in as")).toBeVisible();
+    const callback = await approveInBrowser(page, url);
+    // 7. The code for a DPoP-bound token (RFC 9449).
+    const dpop = oauth.DPoP(c, await oauth.generateKeyPair("ES256"));
+    const params = oauth.validateAuthResponse(as, c, callback, state);
+    const tokens = await oauth.processAuthorizationCodeResponse(as, c, await oauth.authorizationCodeGrantRequest(as, c, oauth.None(), params, CALLBACK, verifier, { DPoP: dpop, ...insecure }));
+    expect(tokens.token_type).toBe("dpop");
+    // 8. The API call with the token and a proof.
+    const me = await oauth.protectedResourceRequest(tokens.access_token, "GET", new URL(`${baseURL}/api/user/${user.id}/`), undefined, undefined, { DPoP: dpop, ...insecure });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ id: user.id, email: user.email });
+    // A refresh with the same key rotates; the bound token sent as Bearer is refused.
+    const refreshed = await oauth.processRefreshTokenResponse(as, c, await oauth.refreshTokenGrantRequest(as, c, oauth.None(), tokens.refresh_token!, { DPoP: dpop, ...insecure }));
+    expect(refreshed.token_type).toBe("dpop");
+    const stolen = await fetch(`${baseURL}/api/user/${user.id}/`, { headers: { authorization: `Bearer ${refreshed.access_token}` } });
+    expect(stolen.status).toBe(401);
+    expect(stolen.headers.get("www-authenticate")).toContain('DPoP realm="api", algs="ES256 RS256"');
+    expect(stolen.headers.get("www-authenticate")).toMatch(/DPoP [^]*error="invalid_token"/);
+  });
+});

@@ -41,6 +41,7 @@ const ZRawEnv = z.object({
   // Node's own variable, read here so that the password hashing can size itself to the pool it has.
   UV_THREADPOOL_SIZE: optional(z.coerce.number().int().min(1).max(1024)),
   ALLOW_DEV_DATABASE: optional(z.enum(["0", "1"], { error: "must be 0 or 1" })),
+  REGISTRATION: optional(z.enum(["off", "token", "open"], { error: "must be off, token or open" })),
   WORKERS: optional(z.coerce.number({ error: "must be an integer from 1 to 64" }).int("must be an integer from 1 to 64").min(1, "must be an integer from 1 to 64").max(64, "must be an integer from 1 to 64")),
 });
 
@@ -60,6 +61,8 @@ export type Env = {
   workers: number;
   /** `npm start` may serve the development database (DEFAULT_DATABASE_URL): ALLOW_DEV_DATABASE=1. */
   allowDevDatabase: boolean;
+  /** Who may register a client by RFC 7591 (CONTRACT.md 13): nobody, holders of an initial access token, anyone. */
+  registration: "off" | "token" | "open";
   /** Threads in libuv's pool (UV_THREADPOOL_SIZE; Node's default 4), where argon2id runs. */
   threadPoolSize: number;
 };
@@ -116,6 +119,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     logLevel: raw.LOG_LEVEL ?? (nodeEnv === "test" ? "silent" : "info"),
     workers: raw.WORKERS ?? 1,
     allowDevDatabase: raw.ALLOW_DEV_DATABASE === "1",
+    registration: raw.REGISTRATION ?? "off",
     threadPoolSize: raw.UV_THREADPOOL_SIZE ?? 4,
   };
 }
@@ -147,6 +151,18 @@ let cached: Env | null = null;
 export function env(): Env {
   cached ??= parseEnv(process.env);
   return cached;
+}
+
+/**
+ * Tests only (NODE_ENV=test): changes parsed settings for the rest of the process, so that one test file can
+ * exercise e.g. each REGISTRATION mode. Returns the previous values.
+ */
+export function setEnvForTests(patch: Partial<Env>): Partial<Env> {
+  const current = env();
+  if (current.nodeEnv !== "test") throw new Error("setEnvForTests outside tests");
+  const previous = Object.fromEntries(Object.keys(patch).map((key) => [key, current[key as keyof Env]])) as Partial<Env>;
+  cached = { ...current, ...patch };
+  return previous;
 }
 
 /** next-auth reads its own variables; they are derived here, in one place, from ours. */

@@ -15,8 +15,10 @@ export const metadata: Metadata = { title: "Authorize application" };
 function AppIdentity({ screen }: { screen: ConsentScreen }) {
   return (
     <div>
+      {/* eslint-disable-next-line @next/next/no-img-element -- a client's own https logo, verified clients only */}
+      {screen.logoUri ? <img src={screen.logoUri} alt="" width={48} height={48} className="float-right ml-3" /> : null}
       <p className="text-lg font-semibold">{screen.clientName}</p>
-      <p className="text-sm text-slate-600 dark:text-slate-400">Registered by {screen.ownerName}</p>
+      <p className="text-sm text-slate-600 dark:text-slate-400">{screen.ownerName ? `Registered by ${screen.ownerName}` : "Registered itself"}</p>
     </div>
   );
 }
@@ -43,6 +45,9 @@ export default async function ConsentPage({ searchParams }: { searchParams: Prom
         <p className="text-sm">
           It asks for access to the account of <strong>{user.email}</strong>. Not you? <SwitchAccount restartUrl={screen.restartUrl} />
         </p>
+        {screen.unverified ? (
+          <Alert>Unverified app: it registered itself, and nobody has checked who runs it or that its name is true. Approve only if you trust where you came from.</Alert>
+        ) : null}
         <div className="space-y-2">
           <h2 className="text-sm font-semibold">It will be able to:</h2>
           <ScopeList scopes={screen.scopes} />

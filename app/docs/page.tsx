@@ -18,6 +18,9 @@ export default function DocsPage() {
     ["JWKS (id_token keys)", meta.jwks_uri],
     ["Revocation (RFC 7009)", meta.revocation_endpoint],
     ["Introspection (RFC 7662)", meta.introspection_endpoint],
+    ["Protected resource metadata (RFC 9728)", `${meta.issuer}/.well-known/oauth-protected-resource/api`],
+    ["Pushed authorization requests (RFC 9126)", meta.pushed_authorization_request_endpoint],
+    ...("registration_endpoint" in meta && typeof meta.registration_endpoint === "string" ? ([["Registration (RFC 7591)", meta.registration_endpoint]] as [string, string][]) : []),
   ];
   return (
     <Page title="Developer documentation">
@@ -53,6 +56,22 @@ export default function DocsPage() {
           <li><strong>Device</strong> for TVs and command-line tools without a browser: the device asks the device authorization endpoint for a code, the person types it at <code className="font-mono">{meta.issuer}/device</code>, and the device polls the token endpoint (<code className="font-mono">grant_type=urn:ietf:params:oauth:grant-type:device_code</code>) every <code className="font-mono">interval</code> seconds.</li>
         </ul>
         <p>Send access tokens as <code className="font-mono">Authorization: Bearer &lt;token&gt;</code>. Access tokens last an hour; refresh tokens 30 days, and each works once. A 401 means the token is no longer valid.</p>
+      </Card>
+      <Card className="space-y-2 text-sm">
+        <h2 className="text-lg font-semibold">Connecting a client that starts from a URL</h2>
+        <p>
+          An agent that knows only the API, <code className="font-mono">{meta.issuer}/api</code>, gets there in eight steps (the README shows each with oauth4webapi and curl):
+        </p>
+        <ol className="list-decimal space-y-1 pl-5">
+          <li>Call the API without a token: the 401&apos;s <code className="font-mono">WWW-Authenticate</code> names <code className="font-mono">resource_metadata</code>.</li>
+          <li>Read the protected resource metadata (RFC 9728): the authorization server, the scopes, the DPoP algorithms.</li>
+          <li>Read the authorization server metadata (RFC 8414).</li>
+          <li>Register (RFC 7591) at the <code className="font-mono">registration_endpoint</code>, when the administrator turned registration on (with an initial access token, or open to all).</li>
+          <li>Push the authorization request (RFC 9126) with PKCE and <code className="font-mono">resource={meta.issuer}/api</code> (RFC 8707).</li>
+          <li>Send the person to the authorization endpoint with <code className="font-mono">client_id</code> and <code className="font-mono">request_uri</code> only.</li>
+          <li>Exchange the code with a <code className="font-mono">DPoP</code> proof (RFC 9449, ES256 or RS256): the token is bound to your key (<code className="font-mono">token_type: DPoP</code>).</li>
+          <li>Call the API with <code className="font-mono">Authorization: DPoP &lt;token&gt;</code> and a fresh proof carrying <code className="font-mono">ath</code>. A stolen bound token is useless without your key.</li>
+        </ol>
       </Card>
       <Card className="space-y-2 text-sm">
         <h2 className="text-lg font-semibold">Sign in with this service (OpenID Connect)</h2>

@@ -62,7 +62,7 @@ describe("/api/bundle/", () => {
     expect(list.status).toBe(200);
     const anonymous = await call("GET", "/api/bundle/");
     expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+    expect(anonymous.headers.get("www-authenticate")).toBe('Bearer realm="api", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api", DPoP realm="api", algs="ES256 RS256", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api"');
   });
 
   it("lists the bundles the user owns or was allowed into, newest first, in the collection envelope", async () => {

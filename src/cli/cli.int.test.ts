@@ -80,6 +80,7 @@ describe("client:create", () => {
       redirect_uris: ["https://app.example.test/cb", "http://localhost:8000/cb"],
       public: false,
       first_party: true,
+      require_pushed_authorization_requests: false,
       created_at: expect.stringMatching(ISO),
     });
     expect(native).toEqual({ ...code, client_id: native!.client_id, client_secret: null, name: "Native app",
@@ -188,7 +189,7 @@ describe("tokens:prune", () => {
     await write((tx) => tx.accessToken.update({ where: { digest: digest(session.accessToken) }, data: { expiresAt: ago(2 * DAY) } }));
 
     const out = (await cliJson("tokens:prune")) as Record<string, number>;
-    expect(Object.keys(out)).toEqual(["access_tokens", "refresh_tokens", "authorization_codes", "grants", "failed_attempts", "permission_requests", "device_authorizations", "account_tokens", "mail_messages"]);
+    expect(Object.keys(out)).toEqual(["access_tokens", "refresh_tokens", "authorization_codes", "grants", "failed_attempts", "permission_requests", "device_authorizations", "account_tokens", "mail_messages", "dpop_proofs", "pushed_requests", "registration_tokens"]);
     for (const count of Object.values(out)) expect(Number.isInteger(count) && count >= 0).toBe(true);
     expect(out.access_tokens).toBeGreaterThanOrEqual(1);
 

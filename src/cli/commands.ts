@@ -4,6 +4,8 @@
 import { z } from "zod";
 import { createBundle } from "@/bundles/create-bundle";
 import { createClient } from "@/clients/create-client";
+import { deleteAnyClient, listAllClients } from "@/clients/admin-clients";
+import { createRegistrationToken } from "@/registration/register-client";
 import { GRANT_TYPES } from "@/clients/represent";
 import { deliverDue, MAX_ATTEMPTS, pendingMailCount } from "@/email/deliver";
 import { listMail } from "@/email/list-mail";
@@ -62,6 +64,7 @@ const ZClientCreate = z.object({
   "redirect-uri": z.array(z.string()).default([]),
   public: z.boolean().default(false),
   "first-party": z.boolean().default(false),
+  "require-par": z.boolean().default(false),
 });
 
 function clientCreate(values: Record<string, unknown>): Task {
@@ -75,6 +78,7 @@ function clientCreate(values: Record<string, unknown>): Task {
       redirectUris: options["redirect-uri"],
       isPublic: options.public,
       firstParty: options["first-party"],
+      requirePar: options["require-par"],
     });
     const yesNo = (flag: boolean) => (flag ? "yes" : "no");
     const text = [
@@ -86,6 +90,7 @@ function clientCreate(values: Record<string, unknown>): Task {
       `  redirect_uris  ${client.redirect_uris.length ? client.redirect_uris.join(" ") : "(none)"}`,
       `  public         ${yesNo(client.public)}`,
       `  first_party    ${yesNo(client.first_party)}`,
+      `  require_par    ${yesNo(client.require_pushed_authorization_requests)}`,
     ].join("\n");
     return { json: client, text };
   };
@@ -157,8 +162,45 @@ function tokensPrune(values: Record<string, unknown>): Task {
       plural(counts.device_authorizations, "device authorization"),
       plural(counts.account_tokens, "account token"),
       plural(counts.mail_messages, "mail message"),
+      plural(counts.dpop_proofs, "DPoP proof"),
+      plural(counts.pushed_requests, "pushed authorization request"),
+      plural(counts.registration_tokens, "registration token"),
     ];
     return { json: counts, text: `Pruned ${parts.join(", ")}.` };
+  };
+}
+
+// registration:token, client:list, client:delete (CONTRACT.md 13) ----------------------------------------------
+
+function registrationToken(values: Record<string, unknown>): Task {
+  validateOptions(z.object({}).strict(), values);
+  return async () => {
+    const token = await createRegistrationToken();
+    return {
+      json: token,
+      text: `Initial access token (one registration, until ${token.expires_at}; shown this once):\n  ${token.token}`,
+    };
+  };
+}
+
+function clientList(values: Record<string, unknown>): Task {
+  validateOptions(z.object({}).strict(), values);
+  return async () => {
+    const clients = await listAllClients();
+    const text = clients.length
+      ? clients.map((c) => `${c.client_id}  ${c.grant_type}  "${c.name}"  ${c.owner ? `owner ${c.owner.email}` : `registered itself (${c.registration})`}`).join("\n")
+      : "No clients.";
+    return { json: clients, text };
+  };
+}
+
+const ZClientDelete = z.object({ "client-id": required("client-id") });
+
+function clientDelete(values: Record<string, unknown>): Task {
+  const options = validateOptions(ZClientDelete, values);
+  return async () => {
+    const deleted = await deleteAnyClient(options["client-id"]);
+    return { json: deleted, text: `Deleted client ${deleted.client_id} ("${deleted.name}") with every grant and token it held.` };
   };
 }
 
@@ -187,7 +229,7 @@ export const COMMANDS: Record<string, Command> = {
   "client:create": {
     usage:
       "client:create --owner E --name N --grant authorization_code|implicit|password|client_credentials|device_code\n" +
-      "              [--redirect-uri U]... [--public] [--first-party]",
+      "              [--redirect-uri U]... [--public] [--first-party] [--require-par]",
     summary: "Register a client owned by the user with e-mail E; its secret is shown once.",
     options: {
       owner: { type: "string" },
@@ -196,8 +238,27 @@ export const COMMANDS: Record<string, Command> = {
       "redirect-uri": { type: "string", multiple: true },
       public: { type: "boolean" },
       "first-party": { type: "boolean" },
+      "require-par": { type: "boolean" },
     },
     prepare: clientCreate,
+  },
+  "client:list": {
+    usage: "client:list",
+    summary: "List every client: those people registered (with their owner) and those that registered themselves.",
+    options: {},
+    prepare: clientList,
+  },
+  "client:delete": {
+    usage: "client:delete --client-id ID",
+    summary: "Delete any client, with every grant, token, code and consent it had.",
+    options: { "client-id": { type: "string" } },
+    prepare: clientDelete,
+  },
+  "registration:token": {
+    usage: "registration:token",
+    summary: "Make an initial access token for one dynamic client registration (REGISTRATION=token), valid 24 hours.",
+    options: {},
+    prepare: registrationToken,
   },
   "bundle:create": {
     usage: "bundle:create --owner E --name N",

@@ -16,6 +16,8 @@ export const ZCreateClient = z.object({
     .default([]),
   isPublic: z.boolean().default(false),
   firstParty: z.boolean().default(false),
+  /** RFC 9126 6: the client must push its authorization requests (CONTRACT.md 13). */
+  requirePar: z.boolean().default(false),
 });
 export type TCreateClient = z.input<typeof ZCreateClient>;
 
@@ -51,6 +53,7 @@ export async function createClient(input: TCreateClient) {
         grantType: data.grantType,
         isPublic: data.isPublic,
         firstParty: data.firstParty,
+        requirePar: data.requirePar,
         secretDigest: secret ? digest(secret) : null,
         redirectUris: JSON.stringify(redirectUris),
       },

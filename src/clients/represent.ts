@@ -16,15 +16,17 @@ export function isPublicClient(client: Pick<Client, "grantType" | "isPublic">): 
   return client.isPublic || client.grantType === "implicit";
 }
 
-export function representClient(client: Client & { owner: User }, viewerId: number | null) {
+/** A client that registered itself (RFC 7591) has no owner (CONTRACT.md 13): `owner` is then null. */
+export function representClient(client: Client & { owner: User | null }, viewerId: number | null) {
   return {
     client_id: client.clientId,
     name: client.name,
-    owner: representUser(client.owner, viewerId),
+    owner: client.owner ? representUser(client.owner, viewerId) : null,
     grant_type: client.grantType as GrantType,
     redirect_uris: redirectUrisOf(client),
     public: client.isPublic,
     first_party: client.firstParty,
+    require_pushed_authorization_requests: client.requirePar,
     created_at: client.createdAt.toISOString(),
   };
 }

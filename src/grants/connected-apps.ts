@@ -46,7 +46,7 @@ export async function listConnectedApps(userId: number): Promise<ConnectedApp[]>
   const entry = (row: (typeof consents)[number] | (typeof grants)[number]) => {
     let app = apps.get(row.clientId);
     if (!app) {
-      app = { clientId: row.client.clientId, name: row.client.name, ownerName: row.client.owner.name, scopes: [], approvedAt: null, since: row.createdAt, lastUsedAt: null };
+      app = { clientId: row.client.clientId, name: row.client.name, ownerName: row.client.owner?.name ?? "nobody (it registered itself)", scopes: [], approvedAt: null, since: row.createdAt, lastUsedAt: null };
       apps.set(row.clientId, app);
     }
     return app;

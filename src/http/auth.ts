@@ -1,6 +1,10 @@
-// Who is calling an /api resource (CONTRACT.md 1): `Authorization: Bearer <access token>`; a token in the
-// query string or body never authenticates. 401 with a Bearer challenge when there is no valid token
-// (error="invalid_token" when one was sent), 403 insufficient_scope when the token lacks the scope.
+// Who is calling an /api resource (CONTRACT.md 1 and 13): `Authorization: Bearer <access token>`, or
+// `Authorization: DPoP <access token>` with a `DPoP` proof of the key the token is bound to (RFC 9449 7);
+// a token in the query string or body never authenticates. Every 401 offers both schemes, each with the
+// resource metadata's address (RFC 9728 5.1): error="invalid_token" when a token was sent and is unknown,
+// expired or revoked, or is DPoP-bound but sent as Bearer; error="invalid_dpop_proof" on the DPoP challenge
+// when the proof is missing, wrong or replayed. 403 insufficient_scope when the token lacks the scope.
+// A bearer request pays for no JOSE work: the bound key's thumbprint comes with the one-statement lookup.
 // The service's own pages may instead call with the signed-in user's session cookie; such a request that
 // changes anything must carry our own Origin, else 403.
 import { sessionUserFromRequest } from "@/auth/session";
@@ -9,7 +13,9 @@ import { ApiError, forbidden } from "@/http/errors";
 import { now } from "@/clock";
 import { digest } from "@/server/crypto";
 import { allows, storedScopes, type Scope } from "@/oauth/scope";
-import { bearerToken as liveAccessToken } from "@/server/fast-sql";
+import { bearerToken as liveAccessToken, type BearerToken } from "@/server/fast-sql";
+import { DPOP_ALGS, DpopProofError, verifyDpopProof } from "@/dpop/proof";
+import { resourceMetadataUrl } from "@/resource/resource";
 
 export type Principal = {
   userId: number;
@@ -25,23 +31,63 @@ export type Principal = {
 
 const CHALLENGE = 'Bearer realm="api"';
 
-export const unauthorized = (tokenSent: boolean) =>
-  new ApiError(401, tokenSent ? "invalid or expired token" : "authentication required", {
-    "WWW-Authenticate": tokenSent ? `${CHALLENGE}, error="invalid_token"` : CHALLENGE,
+type Scheme = "Bearer" | "DPoP";
+type ChallengeError = { scheme: Scheme; error: "invalid_token" | "invalid_dpop_proof" };
+
+/** Both challenges (RFC 6750 3, RFC 9449 7.1), each with resource_metadata; the error on the scheme it concerns. */
+export function challenges(error: ChallengeError | null = null): string {
+  const metadata = `resource_metadata="${resourceMetadataUrl()}"`;
+  const errorOf = (scheme: Scheme) => (error?.scheme === scheme ? `, error="${error.error}"` : "");
+  return `${CHALLENGE}, ${metadata}${errorOf("Bearer")}, DPoP realm="api", algs="${DPOP_ALGS.join(" ")}", ${metadata}${errorOf("DPoP")}`;
+}
+
+/** 401. `error` null: no credentials were sent. */
+export const unauthorized = (error: ChallengeError | null, message?: string) =>
+  new ApiError(401, message ?? (error === null ? "authentication required" : error.error === "invalid_dpop_proof" ? "invalid DPoP proof" : "invalid or expired token"), {
+    "WWW-Authenticate": challenges(error),
   });
+
+const invalidToken = (scheme: Scheme) => unauthorized({ scheme, error: "invalid_token" });
 
 export const insufficientScope = (scope: Scope) =>
   new ApiError(403, `this token lacks the ${scope} scope`, {
     "WWW-Authenticate": `${CHALLENGE}, error="insufficient_scope", scope="${scope}"`,
   });
 
-/** The bearer token of a request; null when there is none; undefined-free. */
-export function bearerToken(request: Request): string | null {
+export type AccessCredentials = { scheme: Scheme; token: string };
+
+/** The access token of a request and how it came (Bearer or DPoP); null when there is none. */
+export function accessCredentials(request: Request): AccessCredentials | null {
   const header = request.headers.get("authorization");
   if (!header) return null;
-  const match = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header);
-  if (!match) throw unauthorized(true);
-  return match[1]!;
+  const match = /^(Bearer|DPoP)[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header);
+  if (!match) throw invalidToken(/^dpop /i.test(header) ? "DPoP" : "Bearer");
+  return { scheme: match[1]!.toLowerCase() === "dpop" ? "DPoP" : "Bearer", token: match[2]! };
+}
+
+/**
+ * The live access token a request presents, with the DPoP rules of RFC 9449 7: a bound token only as DPoP
+ * with a valid proof of its key (carrying `ath`), an unbound one only as Bearer. Throws the 401s.
+ */
+export async function presentedAccessToken(request: Request, credentials: AccessCredentials): Promise<BearerToken> {
+  // One statement: the token, its grant, its user and its client (src/server/fast-sql.ts).
+  const row = await liveAccessToken(digest(credentials.token), now());
+  if (!row) throw invalidToken(credentials.scheme);
+  if (credentials.scheme === "Bearer") {
+    // RFC 9449 7.2: a bound token sent as a bearer token is refused; the DPoP challenge says why.
+    if (row.jkt !== null) throw unauthorized({ scheme: "DPoP", error: "invalid_token" }, "this token is DPoP-bound: send it as DPoP with a proof");
+    return row;
+  }
+  if (row.jkt === null) throw invalidToken("DPoP");
+  let jkt: string;
+  try {
+    ({ jkt } = await verifyDpopProof(request, { accessToken: credentials.token }));
+  } catch (error) {
+    if (error instanceof DpopProofError) throw unauthorized({ scheme: "DPoP", error: "invalid_dpop_proof" });
+    throw error;
+  }
+  if (jkt !== row.jkt) throw unauthorized({ scheme: "DPoP", error: "invalid_dpop_proof" }, "the DPoP proof is not signed by the token's key");
+  return row;
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -58,15 +104,13 @@ async function sessionPrincipal(request: Request): Promise<Principal | null> {
 
 /** Authenticates a request and checks that it carries `scope`. */
 export async function authenticate(request: Request, scope: Scope): Promise<Principal> {
-  const token = bearerToken(request);
-  if (token === null) {
+  const credentials = accessCredentials(request);
+  if (credentials === null) {
     const viaSession = await sessionPrincipal(request);
     if (viaSession) return viaSession;
-    throw unauthorized(false);
+    throw unauthorized(null);
   }
-  // One statement: the token, its grant, its user and its client (src/server/fast-sql.ts).
-  const row = await liveAccessToken(digest(token), now());
-  if (!row) throw unauthorized(true);
+  const row = await presentedAccessToken(request, credentials);
   const principal: Principal = {
     userId: row.userId,
     scopes: storedScopes(row.scopes),

@@ -38,7 +38,7 @@ describe("bearer authentication on /api/user/<id>/", () => {
     const { user } = await passwordSession("readonly");
     const res = await call("GET", `/api/user/${user.id}/`);
     expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api", DPoP realm="api", algs="ES256 RS256", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api"');
     expect(res.json).toEqual({ error: "authentication required" });
   });
 
@@ -47,19 +47,19 @@ describe("bearer authentication on /api/user/<id>/", () => {
     for (const authorization of ["Bearer not-a-real-token", "Bearer", "Bearer a b", `Token ${accessToken}`]) {
       const res = await call("GET", `/api/user/${user.id}/`, { headers: { authorization } });
       expect(res.status, authorization).toBe(401);
-      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api", error="invalid_token"');
+      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api", error="invalid_token", DPoP realm="api", algs="ES256 RS256", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api"');
     }
     advanceClock(3600 * 1000 + 1000);
     const expired = await call("GET", `/api/user/${user.id}/`, { token: accessToken });
     expect(expired.status).toBe(401);
-    expect(expired.headers.get("www-authenticate")).toBe('Bearer realm="api", error="invalid_token"');
+    expect(expired.headers.get("www-authenticate")).toBe('Bearer realm="api", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api", error="invalid_token", DPoP realm="api", algs="ES256 RS256", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api"');
   });
 
   it("never authenticates with a token in the query string or the body", async () => {
     const { user, accessToken } = await passwordSession("readonly");
     const res = await call("GET", `/api/user/${user.id}/?access_token=${accessToken}`);
     expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api", DPoP realm="api", algs="ES256 RS256", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api"');
   });
 
   it("answers 403 insufficient_scope when the token lacks the scope", async () => {
@@ -83,7 +83,7 @@ describe("bearer authentication on /api/user/<id>/", () => {
       headers: { origin: "https://app.example", "access-control-request-method": "GET", "access-control-request-headers": "authorization" },
     });
     expect(preflight.status).toBe(204);
-    expect(preflight.headers.get("access-control-allow-headers")).toBe("Authorization, Content-Type");
+    expect(preflight.headers.get("access-control-allow-headers")).toBe("Authorization, Content-Type, DPoP");
     expect(preflight.headers.get("access-control-allow-methods")).toContain("GET");
   });
 

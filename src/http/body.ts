@@ -7,7 +7,8 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export type BodyOptions = {
   /** Accept application/x-www-form-urlencoded (token, revocation and introspection endpoints). */
   form?: boolean;
-  /** The `error` string for a malformed body: "invalid_request" on OAuth endpoints. */
+  /** The `error` string for a malformed body: an OAuth error code on OAuth endpoints ("invalid_request", or
+   * "invalid_client_metadata" at registration), which then stands for every refusal of the body. */
   invalidMessage?: string;
   /** An empty body is allowed and reads as {}. */
   allowEmpty?: boolean;
@@ -23,11 +24,14 @@ export function bodyReadAlready(request: Request, bytes: Uint8Array): void {
   readAlready.set(request, bytes);
 }
 
+/** An OAuth error code (rather than a sentence): every body refusal of that endpoint answers it. */
+const isCode = (invalid: string) => /^[a-z_]+$/.test(invalid);
+
 function decodeUtf8(bytes: Uint8Array, invalid: string): string {
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw new ApiError(400, invalid === "invalid_request" ? invalid : "body: not valid UTF-8");
+    throw new ApiError(400, isCode(invalid) ? invalid : "body: not valid UTF-8");
   }
 }
 
@@ -56,7 +60,7 @@ async function readCapped(request: Request, invalid: string): Promise<string> {
   return decodeUtf8(Buffer.concat(chunks), invalid);
 }
 
-const tooLarge = (invalid: string) => (invalid === "invalid_request" ? invalid : "body: larger than 64 KiB");
+const tooLarge = (invalid: string) => (isCode(invalid) ? invalid : "body: larger than 64 KiB");
 
 function mediaType(request: Request): string {
   return (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
@@ -76,7 +80,7 @@ export async function readBody(request: Request, options: BodyOptions = {}): Pro
     try {
       value = JSON.parse(text);
     } catch {
-      throw new ApiError(400, invalid === "invalid_request" ? invalid : "body: malformed JSON");
+      throw new ApiError(400, isCode(invalid) ? invalid : "body: malformed JSON");
     }
     if (typeof value !== "object" || value === null || Array.isArray(value)) throw new ApiError(400, invalid);
     return value as Record<string, unknown>;
@@ -92,7 +96,7 @@ export async function readBody(request: Request, options: BodyOptions = {}): Pro
   }
   throw new ApiError(
     415,
-    invalid === "invalid_request"
+    isCode(invalid)
       ? invalid
       : `content type ${type || "(none)"} is not supported; send application/json`,
   );

@@ -46,7 +46,7 @@ function withCors(request: Request, response: Response, allow: string[]): Respon
   response.headers.set("Access-Control-Expose-Headers", "WWW-Authenticate, Location, Retry-After, Allow");
   if (request.method === "OPTIONS") {
     response.headers.set("Access-Control-Allow-Methods", allow.join(", "));
-    response.headers.set("Access-Control-Allow-Headers", "Authorization, Content-Type");
+    response.headers.set("Access-Control-Allow-Headers", "Authorization, Content-Type, DPoP");
     response.headers.set("Access-Control-Max-Age", "600");
   }
   response.headers.append("Vary", "Origin");

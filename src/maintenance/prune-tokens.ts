@@ -4,7 +4,9 @@
 // days after they end, while their token answers 410 (CONTRACT.md 6), and are 404 afterwards. Their mail goes
 // with them (CONTRACT.md 14: an outbox row may hold the token until it is sent); account tokens (e-mail
 // confirmation) go a day after they were used or expired, with their mail; mail linked to nothing (the
-// "someone tried to sign up" note) goes 30 days after it was written.
+// "someone tried to sign up" note) goes 30 days after it was written. Issue 12: DPoP proofs' jti rows once
+// their proof could no longer pass the iat check (RFC 9449 11.1: a replay is refused by iat from then on);
+// pushed authorization requests and initial access tokens a day after they expired.
 //
 // What is NOT removed: a refresh token that was used but has not expired. A second presentation of it must
 // still be recognised as a reuse and revoke its grant (CONTRACT.md 4, RFC 9700 4.14.2); deleting it would
@@ -25,6 +27,9 @@ export type PruneCounts = {
   device_authorizations: number;
   account_tokens: number;
   mail_messages: number;
+  dpop_proofs: number;
+  pushed_requests: number;
+  registration_tokens: number;
 };
 
 /**
@@ -87,6 +92,9 @@ export async function pruneTokens(): Promise<PruneCounts> {
   // Device authorizations (RFC 8628) a day past their expiry: a late poll of one is then invalid_grant
   // instead of expired_token. The tokens they gave belong to their grants and stay.
   const devices = await write((tx) => tx.deviceAuthorization.deleteMany({ where: { expiresAt: { lt: tokenCutoff } } }));
+  const proofs = await write((tx) => tx.dpopProof.deleteMany({ where: { expiresAt: { lt: new Date(at) } } }));
+  const pushed = await write((tx) => tx.pushedAuthorizationRequest.deleteMany({ where: { expiresAt: { lt: tokenCutoff } } }));
+  const registrationTokens = await write((tx) => tx.registrationToken.deleteMany({ where: { expiresAt: { lt: tokenCutoff } } }));
 
   return {
     access_tokens: accessTokens.count,
@@ -98,5 +106,8 @@ export async function pruneTokens(): Promise<PruneCounts> {
     device_authorizations: devices.count,
     account_tokens: accountTokens.count,
     mail_messages: requests.mails + accountTokens.mails + unlinkedMail.count,
+    dpop_proofs: proofs.count,
+    pushed_requests: pushed.count,
+    registration_tokens: registrationTokens.count,
   };
 }

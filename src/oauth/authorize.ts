@@ -2,7 +2,11 @@
 // 4.2.1, RFC 7636, RFC 9207). A browser endpoint: its errors are an HTML page (unknown client, unregistered
 // redirect URI: never a redirect) or a redirect to the client with the RFC 6749 error code.
 // OpenID Connect Core 3.1.2.1 (CONTRACT.md 9): `nonce`, `prompt` (none, login, consent) and `max_age`.
-import type { Client, User } from "@/generated/sqlite/client";
+// CONTRACT.md 13: `resource` must be this service's API (RFC 8707; else invalid_target); a pushed request
+// (RFC 9126 4) comes as client_id and request_uri only, its stored parameters standing in for the query
+// (other query parameters are ignored) and used once; a client that requires PAR gets nothing without one;
+// a registered `scope` bounds what a client may ask for.
+import type { Client } from "@/generated/sqlite/client";
 import { now, nowMs } from "@/clock";
 import { env } from "@/env";
 import { htmlErrorPage, redirect } from "@/http/html";
@@ -18,6 +22,8 @@ import { OAuthError } from "@/oauth/errors";
 import { challengeProblem } from "@/oauth/pkce";
 import { formatScope, isSubset, parseScope, storedScopes, type Scope } from "@/oauth/scope";
 import { startGrant } from "@/oauth/tokens";
+import { checkResources } from "@/resource/resource";
+import { claimPushedRequest, pushedParams } from "@/par/pushed-requests";
 
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
 
@@ -162,13 +168,47 @@ function invalidRequestPage(code: OAuthErrorCode, clientId: string): Response {
   );
 }
 
+/**
+ * The parameters of a pushed request (RFC 9126 4) in place of the query: those stored, plus the auth_after
+ * this endpoint adds on the way back from a fresh sign-in (which then stands for the stored prompt=login and
+ * max_age, as loginRedirect does for a plain request).
+ */
+function pushedQuery(stored: URLSearchParams, outer: URLSearchParams, clientId: string): URLSearchParams {
+  const query = new URLSearchParams(stored);
+  query.set("client_id", clientId);
+  const authAfter = outer.get("auth_after");
+  if (authAfter !== null) {
+    const prompt = (query.get("prompt") ?? "").split(" ").filter((value) => value && value !== "login");
+    if (prompt.length) query.set("prompt", prompt.join(" "));
+    else query.delete("prompt");
+    query.delete("max_age");
+    query.set("auth_after", authAfter);
+  }
+  return query;
+}
+
+function requestUriPage(): Response {
+  return htmlErrorPage(400, "Sign-in request expired", "This sign-in link has expired or was already used. Go back to the application and try again.", [["Error", "invalid_request_uri"]]);
+}
+
 export async function handleAuthorizationRequest(request: Request): Promise<Response> {
   const url = new URL(request.url);
-  const query = url.searchParams;
+  let query = url.searchParams;
   const clientIds = query.getAll("client_id");
   if (clientIds.length !== 1 || !clientIds[0]) return unknownClientPage(clientIds[0]);
   const client = await (await db()).client.findUnique({ where: { clientId: clientIds[0] }, include: { owner: true } });
   if (!client) return unknownClientPage(clientIds[0]);
+
+  const requestUris = query.getAll("request_uri");
+  let pushedId: number | null = null;
+  if (requestUris.length > 0) {
+    const pushed = requestUris.length === 1 ? await pushedParams(requestUris[0]!, client.id) : null;
+    if (!pushed) return requestUriPage();
+    pushedId = pushed.id;
+    query = pushedQuery(pushed.query, url.searchParams, client.clientId);
+  } else if (client.requirePar) {
+    return invalidRequestPage("invalid_request", client.clientId);
+  }
 
   // The redirect URI must be known before any error can be sent to it.
   const registered = redirectUrisOf(client);
@@ -194,7 +234,7 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
   const target: Target = { redirectUri, mode, state: stateValues.length === 1 && stateValues[0] ? stateValues[0] : null };
   const user = await sessionUserFromRequest(request);
   try {
-    const validated = await validate(query, client, target);
+    const validated = await validateAuthorizationRequest(query, client, target);
     const { prompt, maxAge: _maxAge, authAfter: _authAfter, ...fields } = validated;
     // prompt=none never shows a page (OpenID Connect Core 3.1.2.6): it answers with an error instead.
     const silent = prompt.has("none");
@@ -202,6 +242,8 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
       // Back to this same request after sign-in; the optional client_secret (already checked) is left out.
       return silent ? errorRedirect(target, "login_required") : loginRedirect(url, user !== null || validated.prompt.has("login") || validated.maxAge !== null);
     }
+    // A pushed request is used up here, once a signed-in person reaches the decision (claim first).
+    if (pushedId !== null && !(await claimPushedRequest(pushedId))) return requestUriPage();
     const authorization: Omit<AuthorizationRequest, "expiresAt"> = { ...fields, userId: user.id, authTime: user.authTime };
     if (!prompt.has("consent") && !(await needsConsent(client, user.id, validated.scopes))) {
       return await completeAuthorization({ ...authorization, expiresAt: 0 }, client);
@@ -240,9 +282,10 @@ function seconds(query: URLSearchParams, name: string): number | null {
   return Number(raw);
 }
 
-type Validated = Awaited<ReturnType<typeof validate>>;
+type Validated = Awaited<ReturnType<typeof validateAuthorizationRequest>>;
 
-async function validate(query: URLSearchParams, client: Client & { owner: User }, target: Target) {
+/** Checks an authorization request's parameters (also a pushed one's, src/par/); throws OAuthError. */
+export async function validateAuthorizationRequest(query: URLSearchParams, client: Client, target: Target) {
   for (const name of ["response_type", "scope", "state", "client_secret", "code_challenge", "code_challenge_method", "nonce", "prompt", "max_age", "auth_after"]) single(query, name);
   const responseType = single(query, "response_type");
   if (!responseType) throw new OAuthError("invalid_request", {}, "no response_type");
@@ -252,6 +295,8 @@ async function validate(query: URLSearchParams, client: Client & { owner: User }
   if (target.state === null) throw new OAuthError("invalid_request", {}, "no state");
   const scopes = parseScope(single(query, "scope"));
   if (!scopes) throw new OAuthError("invalid_request", {}, "no scope");
+  if (client.scope !== null && !isSubset(scopes, storedScopes(client.scope))) throw new OAuthError("invalid_scope", {}, "beyond the client's registered scope");
+  checkResources(query.getAll("resource"));
 
   let codeChallenge: string | null = null;
   if (responseType === "token") {

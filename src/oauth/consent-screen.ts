@@ -2,6 +2,9 @@
 // host, and the user code the person typed, to compare with the one on the device), and where "Not you?
 // Switch account" starts the same request again for another account (a sealed request belongs to the user
 // it was made for, so the request itself is rebuilt from it: the authorization endpoint checks it anew).
+// CONTRACT.md 13: a client that registered itself has no owner; one that registered while registration was
+// open is marked unverified (anyone could have named it anything); a logo is shown only for verified clients.
+import { isUnverified } from "@/registration/client-metadata";
 import { db } from "@/server/db";
 import { consentCsrfToken, openRequest, type AuthorizationRequest } from "@/oauth/authorization-request";
 import { formatScope, type Scope } from "@/oauth/scope";
@@ -9,7 +12,11 @@ import { formatScope, type Scope } from "@/oauth/scope";
 export type ConsentScreen = {
   clientId: string;
   clientName: string;
-  ownerName: string;
+  /** Null for a client that registered itself. */
+  ownerName: string | null;
+  unverified: boolean;
+  /** https only, and only for a verified client. */
+  logoUri: string | null;
   scopes: Scope[];
   redirectHost: string | null;
   userCode: string | null;
@@ -44,7 +51,9 @@ export async function loadConsentScreen(sealed: string, userId: number): Promise
   return {
     clientId: client.clientId,
     clientName: client.name,
-    ownerName: client.owner.name,
+    ownerName: client.owner?.name ?? null,
+    unverified: isUnverified(client),
+    logoUri: isUnverified(client) ? null : client.logoUri,
     scopes: request.scopes,
     redirectHost: request.responseType === "device_code" ? null : new URL(request.redirectUri).host,
     userCode: request.responseType === "device_code" ? (request.userCode ?? null) : null,

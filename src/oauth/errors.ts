@@ -1,5 +1,6 @@
 // RFC 6749 error codes (sections 4.1.2.1, 4.2.2.1 and 5.2), OpenID Connect Core 3.1.2.6 (prompt=none),
-// RFC 8628 3.5 (device polling) and RFC 6750 3.1 (UserInfo), each with the status this service answers with.
+// RFC 8628 3.5 (device polling), RFC 6750 3.1 (UserInfo), RFC 8707 2 (invalid_target), RFC 9449 5
+// (invalid_dpop_proof), RFC 7591 3.2.2 (registration) and RFC 9126 2.3 (PAR), each with the status this service answers with.
 // The error body is {"error": code} and nothing else (CONTRACT.md 1).
 import { ApiError } from "@/http/errors";
 
@@ -21,6 +22,11 @@ export const OAUTH_ERROR_STATUS = {
   expired_token: 400,
   invalid_token: 401,
   insufficient_scope: 403,
+  invalid_target: 400,
+  invalid_dpop_proof: 400,
+  invalid_redirect_uri: 400,
+  invalid_client_metadata: 400,
+  invalid_request_uri: 400,
 } as const;
 
 export type OAuthErrorCode = keyof typeof OAUTH_ERROR_STATUS;

@@ -1,6 +1,8 @@
 // RFC 7662 token introspection, POST /api/connect/oauth2/introspect/. Only confidential clients may ask
 // (2.1: the endpoint must not become a token-scanning oracle), and a client sees only its own tokens as
-// active. Anything else, unknown, expired, revoked or used, is {"active": false}.
+// active. Anything else, unknown, expired, revoked or used, is {"active": false}. CONTRACT.md 13: every access
+// token's audience is the API (`aud`, RFC 8707); a DPoP-bound token has token_type "DPoP" and its key's
+// thumbprint as `cnf.jkt` (RFC 9449 6.2), a bound refresh token the `cnf` too.
 import { now } from "@/clock";
 import { readBody } from "@/http/body";
 import { json, NO_STORE } from "@/http/respond";
@@ -9,6 +11,7 @@ import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
 import { findTokenByValue } from "@/oauth/tokens";
 import { env } from "@/env";
+import { apiResource } from "@/resource/resource";
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
@@ -20,11 +23,13 @@ export async function introspect(client: { id: number; clientId: string }, token
     scope: row.scopes,
     client_id: client.clientId,
     username: row.user.email,
-    token_type: row.kind === "refresh_token" ? "refresh_token" : "Bearer",
+    token_type: row.kind === "refresh_token" ? "refresh_token" : row.jkt ? "DPoP" : "Bearer",
     exp: seconds(row.expiresAt),
     iat: seconds(row.createdAt),
     sub: String(row.user.id),
     iss: env().appUrl,
+    ...(row.kind === "access_token" ? { aud: apiResource() } : {}),
+    ...(row.jkt ? { cnf: { jkt: row.jkt } } : {}),
   };
 }
 

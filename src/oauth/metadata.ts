@@ -1,7 +1,9 @@
 // RFC 8414 authorization server metadata, served at /.well-known/oauth-authorization-server, and the base of
 // the OpenID Connect discovery document (src/oidc/discovery.ts). Static per deployment: everything comes
-// from APP_URL and the server's fixed capabilities.
+// from APP_URL, REGISTRATION and the server's fixed capabilities. CONTRACT.md 13: the PAR endpoint (RFC 9126
+// 5), DPoP's algorithms (RFC 9449 5.1), and registration_endpoint only while registration is on (RFC 7591).
 import { env } from "@/env";
+import { DPOP_ALGS } from "@/dpop/proof";
 import { SCOPES } from "@/oauth/scope";
 
 export function serverMetadata() {
@@ -14,6 +16,8 @@ export function serverMetadata() {
     revocation_endpoint: `${issuer}/api/connect/oauth2/revoke/`,
     introspection_endpoint: `${issuer}/api/connect/oauth2/introspect/`,
     device_authorization_endpoint: `${issuer}/api/connect/oauth2/device/`,
+    pushed_authorization_request_endpoint: `${issuer}/api/connect/oauth2/par/`,
+    ...(env().registration === "off" ? {} : { registration_endpoint: `${issuer}/api/connect/oauth2/register/` }),
     jwks_uri: `${issuer}/api/connect/oauth2/jwks/`,
     grant_types_supported: [
       "authorization_code",
@@ -31,6 +35,9 @@ export function serverMetadata() {
     introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
+    // Per client (require_pushed_authorization_requests in its registration, or the CLI's --require-par).
+    require_pushed_authorization_requests: false,
+    dpop_signing_alg_values_supported: [...DPOP_ALGS],
     service_documentation: `${issuer}/docs`,
   };
 }

@@ -23,6 +23,7 @@ describe("RFC 8414 metadata", () => {
       revocation_endpoint: "http://localhost:3000/api/connect/oauth2/revoke/",
       introspection_endpoint: "http://localhost:3000/api/connect/oauth2/introspect/",
       device_authorization_endpoint: "http://localhost:3000/api/connect/oauth2/device/",
+      pushed_authorization_request_endpoint: "http://localhost:3000/api/connect/oauth2/par/",
       jwks_uri: "http://localhost:3000/api/connect/oauth2/jwks/",
       grant_types_supported: ["authorization_code", "implicit", "password", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"],
       response_types_supported: ["code", "token"],
@@ -33,6 +34,8 @@ describe("RFC 8414 metadata", () => {
       introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
       code_challenge_methods_supported: ["S256"],
       authorization_response_iss_parameter_supported: true,
+      require_pushed_authorization_requests: false,
+      dpop_signing_alg_values_supported: ["ES256", "RS256"],
       service_documentation: "http://localhost:3000/docs",
     });
   });
@@ -122,12 +125,12 @@ describe("RFC 7662 introspection", () => {
 });
 
 describe("CORS on the OAuth endpoints", () => {
-  it.each(["/api/connect/oauth2/token/", "/api/connect/oauth2/revoke/", "/api/connect/oauth2/introspect/"])("answers a preflight for %s naming Authorization and Content-Type", async (path) => {
+  it.each(["/api/connect/oauth2/token/", "/api/connect/oauth2/revoke/", "/api/connect/oauth2/introspect/"])("answers a preflight for %s naming Authorization, Content-Type and DPoP", async (path) => {
     const res = await call("OPTIONS", path, { headers: { origin: "https://spa.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" } });
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     expect(res.headers.get("access-control-allow-methods")).toContain("POST");
-    expect(res.headers.get("access-control-allow-headers")).toBe("Authorization, Content-Type");
+    expect(res.headers.get("access-control-allow-headers")).toBe("Authorization, Content-Type, DPoP");
     expect(res.headers.get("access-control-allow-credentials")).toBeNull();
   });
 

@@ -1,7 +1,9 @@
 // The token endpoint, POST /api/connect/oauth2/token/ (SPEC.md 4.2, CONTRACT.md 4 and 10), as a list of small
 // steps: read the body (JSON, text/plain JSON or form), authenticate the client, pick the grant handler by
 // grant_type, add the OpenID Connect id_token where the grant has one (CONTRACT.md 9), answer the token
-// record with no-store headers.
+// record with no-store headers. CONTRACT.md 13: `resource` must be this service's API (RFC 8707); a DPoP
+// proof (RFC 9449 5), when the request has one, is checked before the grant runs (a bad or replayed one is
+// 400 invalid_dpop_proof and consumes nothing) and the grant binds its tokens to the proof's key.
 import { readBody } from "@/http/body";
 import { json, NO_STORE } from "@/http/respond";
 import { authenticateClient } from "@/oauth/client-auth";
@@ -12,12 +14,20 @@ import { deviceCodeGrant, GRANT_TYPE as DEVICE_CODE } from "@/oauth/grants/devic
 import { passwordGrant } from "@/oauth/grants/password";
 import { refreshTokenGrant } from "@/oauth/grants/refresh-token";
 import { requiredParam } from "@/oauth/params";
+import { dpopHeader, DpopProofError, verifyDpopProof } from "@/dpop/proof";
+import { checkResources } from "@/resource/resource";
 import { idTokenForAccessToken } from "@/oidc/id-token";
 import { currentSigningKey } from "@/oidc/keys";
 import type { Client } from "@/generated/sqlite/client";
 import type { TokenRecord } from "@/oauth/tokens";
 
-type GrantHandler = (client: Client, params: Record<string, unknown>) => Promise<TokenRecord>;
+/** What a grant needs from the request beyond its parameters. */
+export type GrantContext = {
+  /** The thumbprint of the request's DPoP proof key (RFC 9449 5), or null for a bearer token request. */
+  jkt: string | null;
+};
+
+type GrantHandler = (client: Client, params: Record<string, unknown>, context: GrantContext) => Promise<TokenRecord>;
 
 const grantHandlers = new Map<string, GrantHandler>([
   ["authorization_code", authorizationCodeGrant],
@@ -37,11 +47,22 @@ export async function handleTokenRequest(request: Request): Promise<Response> {
   const client = await authenticateClient(request, params);
   const handler = grantHandlers.get(grantType);
   if (!handler) throw new OAuthError("unsupported_grant_type");
+  checkResources([params.resource]);
+  const context: GrantContext = { jkt: dpopHeader(request) === null ? null : await proofKey(request) };
   const mayCarryIdToken = MAY_CARRY_ID_TOKEN.has(grantType);
   // Load the signing key before a code or refresh token is spent, so that a key that cannot be used fails
   // the request before anything is consumed (it is cached: no database read on most requests).
   if (mayCarryIdToken) await currentSigningKey();
-  const record = await handler(client, params);
+  const record = await handler(client, params, context);
   const idToken = mayCarryIdToken && record.scopes.includes("openid") ? await idTokenForAccessToken(record.access_token) : null;
   return json(idToken ? { ...record, id_token: idToken } : record, 200, NO_STORE);
+}
+
+async function proofKey(request: Request): Promise<string> {
+  try {
+    return (await verifyDpopProof(request)).jkt;
+  } catch (error) {
+    if (error instanceof DpopProofError) throw new OAuthError("invalid_dpop_proof", {}, error.message);
+    throw error;
+  }
 }

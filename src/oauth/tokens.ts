@@ -8,6 +8,7 @@ import { formatScope, storedScopes, type Scope } from "@/oauth/scope";
 import { auditRow } from "@/audit/record-event";
 import { startGrant as insertGrantWithTokens, tokenByValue, type NewTokenRow, type TokenByValue } from "@/server/fast-sql";
 import { userUri } from "@/users/represent";
+import { isPublicClient } from "@/clients/represent";
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
@@ -20,7 +21,8 @@ export type TokenRecord = {
   scope: string;
   user: string;
   expires_in: number;
-  token_type: "Bearer";
+  /** "DPoP" when the access token is bound to the key of the request's DPoP proof (RFC 9449 5). */
+  token_type: "Bearer" | "DPoP";
 };
 
 export const tokenUri = (accessToken: string) => `/api/oauth2token/${accessToken}/`;
@@ -33,6 +35,10 @@ type IssueOptions = {
   scopes: readonly Scope[];
   /** Scopes of the refresh token (RFC 6749 6: those of the refresh token it replaces); none = no refresh token. */
   refreshScopes?: readonly Scope[] | null;
+  /** RFC 9449: the DPoP key the access token is bound to (null: a bearer token)... */
+  jkt?: string | null;
+  /** ...and the one the refresh token is bound to (public clients' only, RFC 9449 5). */
+  refreshJkt?: string | null;
 };
 
 /** New token values and the rows that store their digests, not yet written. */
@@ -53,7 +59,7 @@ export const refreshExpiry = (issuedAt: Date) => new Date(issuedAt.getTime() + R
  * (with `secrets` made earlier, when their digests went to the database first).
  */
 export function mintTokens(options: IssueOptions, issuedAt = now(), secrets = newSecrets(!!options.refreshScopes)): MintedTokens {
-  const row = (secret: string, scopes: readonly Scope[], expiresAt: Date): NewTokenRow => ({
+  const row = (secret: string, scopes: readonly Scope[], expiresAt: Date, jkt: string | null): NewTokenRow => ({
     digest: digest(secret),
     grantId: options.grantId,
     clientId: options.clientId,
@@ -61,12 +67,13 @@ export function mintTokens(options: IssueOptions, issuedAt = now(), secrets = ne
     scopes: formatScope(scopes),
     createdAt: issuedAt,
     expiresAt,
+    jkt,
   });
   const refreshToken = options.refreshScopes ? secrets.refresh : undefined;
   const scopes = storedScopes(formatScope(options.scopes));
   return {
-    access: row(secrets.access, options.scopes, accessExpiry(issuedAt)),
-    refresh: refreshToken ? row(refreshToken, options.refreshScopes!, refreshExpiry(issuedAt)) : null,
+    access: row(secrets.access, options.scopes, accessExpiry(issuedAt), options.jkt ?? null),
+    refresh: refreshToken ? row(refreshToken, options.refreshScopes!, refreshExpiry(issuedAt), options.refreshJkt ?? null) : null,
     record: {
       resource_uri: tokenUri(secrets.access),
       access_token: secrets.access,
@@ -75,7 +82,7 @@ export function mintTokens(options: IssueOptions, issuedAt = now(), secrets = ne
       scope: formatScope(scopes),
       user: userUri(options.userId),
       expires_in: ACCESS_TOKEN_TTL_SECONDS,
-      token_type: "Bearer",
+      token_type: options.jkt ? "DPoP" : "Bearer",
     },
   };
 }
@@ -100,11 +107,22 @@ export async function startGrant(options: {
   grantType: string;
   scopes: readonly Scope[];
   withRefreshToken: boolean;
+  /** RFC 9449 binding of the access and the refresh token (see IssueOptions). */
+  jkt?: string | null;
+  refreshJkt?: string | null;
 }): Promise<TokenRecord> {
   const at = now();
   // The rows' grantId is the new grant's, which the store fills in.
   const { access, refresh, record } = mintTokens(
-    { grantId: 0, clientId: options.clientId, userId: options.userId, scopes: options.scopes, refreshScopes: options.withRefreshToken ? options.scopes : null },
+    {
+      grantId: 0,
+      clientId: options.clientId,
+      userId: options.userId,
+      scopes: options.scopes,
+      refreshScopes: options.withRefreshToken ? options.scopes : null,
+      jkt: options.jkt,
+      refreshJkt: options.refreshJkt,
+    },
     at,
   );
   await insertGrantWithTokens({
@@ -139,4 +157,12 @@ export function revokeGrant(grantId: number): Promise<number> {
  */
 export function findTokenByValue(token: string, hint: string | undefined): Promise<TokenByValue | null> {
   return tokenByValue(digest(token), hint);
+}
+
+/**
+ * RFC 9449 5: tokens issued with a DPoP proof are bound to its key: the access token always, the refresh
+ * token only for a public client (a confidential client's refresh token is already bound to its secret).
+ */
+export function dpopBinding(client: { grantType: string; isPublic: boolean }, context: { jkt: string | null }) {
+  return { jkt: context.jkt, refreshJkt: isPublicClient(client) ? context.jkt : null };
 }

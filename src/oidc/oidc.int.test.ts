@@ -243,11 +243,11 @@ describe("UserInfo", () => {
 
     const none = await call("GET", USERINFO);
     expect(none.status).toBe(401);
-    expect(none.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+    expect(none.headers.get("www-authenticate")).toBe('Bearer realm="api", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api", DPoP realm="api", algs="ES256 RS256", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api"');
     const bad = await call("GET", USERINFO, { token: "not-a-token" });
     expect(bad.status).toBe(401);
     expect(bad.json).toEqual({ error: "invalid_token" });
-    expect(bad.headers.get("www-authenticate")).toBe('Bearer realm="api", error="invalid_token"');
+    expect(bad.headers.get("www-authenticate")).toBe('Bearer realm="api", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api", error="invalid_token", DPoP realm="api", algs="ES256 RS256", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api"');
     // A token in the body never authenticates (CONTRACT.md 1).
     const inBody = await call("POST", USERINFO, { headers: { "content-type": "application/x-www-form-urlencoded" }, raw: `access_token=${tokens.access_token}` });
     expect(inBody.status).toBe(401);

@@ -67,7 +67,7 @@ describe("responses on the wire", () => {
       const response = await fetch(server.url + path, { redirect: "manual" });
       expect(response.status).toBe(401);
       expect(await response.json()).toEqual({ error: "authentication required" });
-      expect(response.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+      expect(response.headers.get("www-authenticate")).toBe('Bearer realm="api", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api", DPoP realm="api", algs="ES256 RS256", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api"');
       expect(response.headers.get("access-control-allow-origin")).toBe("*");
     }
     const head = await rawExchange(portOf(server.url), ["HEAD /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]);

@@ -33,6 +33,7 @@ describe("bearerToken", () => {
       userName: "Store User",
       userEmail: third.user.email,
       firstParty: false,
+      jkt: null,
     });
     const first = await grantWithTokens({ firstParty: true, scopes: ["readonly"] });
     expect(await bearerToken(digest(first.record.access_token), now())).toMatchObject({ userId: first.user.id, scopes: "readonly", firstParty: true });
@@ -72,7 +73,7 @@ describe("bearerToken", () => {
       bearerToken(digest(b.record.access_token), at),
     ]);
     expect(rows.map((row) => row?.userId ?? null)).toEqual([a.user.id, b.user.id, null, null, null, b.user.id]);
-    expect(rows[0]).toEqual({ userId: a.user.id, clientId: a.clientRow.id, scopes: "readonly readwrite", userName: "Store User", userEmail: a.user.email, firstParty: false });
+    expect(rows[0]).toEqual({ userId: a.user.id, clientId: a.clientRow.id, scopes: "readonly readwrite", userName: "Store User", userEmail: a.user.email, firstParty: false, jkt: null });
   });
 
   it("does not read a Prisma transaction's uncommitted token: a read that meets one waits for its end", async () => {
@@ -109,6 +110,7 @@ describe("tokenByValue", () => {
         expiresAt: stored.expiresAt,
         revokedAt: null,
         usedAt: null,
+        jkt: null,
         user: { id: user.id, email: user.email },
       });
     }
@@ -264,6 +266,8 @@ describe("rotateAtOnce", () => {
       accessExpiresAt: new Date(at.getTime() + 3600_000),
       refreshDigest: digest(`refresh-${Math.random()}`),
       refreshExpiresAt: new Date(at.getTime() + 86_400_000),
+      jkt: null,
+      refreshJkt: null,
       audit: { type: "token.refreshed", clientId: grant.clientRow.clientId, ip: "192.0.2.9" },
     });
   };

@@ -13,7 +13,10 @@
 //   typed as Prisma types it (from the declared column types), so that a column added to the model needs
 //   nothing here;
 // - recentFailures: the failed password checks a rate limit counts (src/oauth/rate-limit.ts);
-// - startGrant: a new grant, its first tokens and its audit event (password and implicit grants).
+// - startGrant: a new grant, its first tokens and its audit event (password and implicit grants);
+// - rememberDpopProof: a DPoP proof's jti, refused when any instance saw it before (RFC 9449 11.1).
+// Tokens bound to a DPoP key (RFC 9449 6) carry the key's thumbprint (`jkt`) in their row: the bearer read
+// returns it, and every insert writes it (issue 12).
 // The rules stay in the domain files that call these; this file only reads and writes.
 //
 // Single use holds as before. SQLite: a rotation is one BEGIN IMMEDIATE transaction that reads, decides,
@@ -36,6 +39,8 @@ export type BearerToken = {
   userName: string;
   userEmail: string;
   firstParty: boolean;
+  /** The DPoP key the token is bound to (RFC 9449 6), or null for a bearer token. */
+  jkt: string | null;
 };
 
 export type TokenByValue = {
@@ -48,6 +53,7 @@ export type TokenByValue = {
   expiresAt: Date;
   revokedAt: Date | null;
   usedAt: Date | null;
+  jkt: string | null;
   user: { id: number; email: string };
 };
 
@@ -60,10 +66,11 @@ export type RefreshTokenRow = {
   expiresAt: Date;
   usedAt: Date | null;
   revokedAt: Date | null;
+  jkt: string | null;
 };
 
 /** A token row to insert (its digest; the value itself is never stored). */
-export type NewTokenRow = { digest: string; grantId: number; clientId: number; userId: number; scopes: string; createdAt: Date; expiresAt: Date };
+export type NewTokenRow = { digest: string; grantId: number; clientId: number; userId: number; scopes: string; createdAt: Date; expiresAt: Date; jkt: string | null };
 
 /** A security event to write in the rotation's own transaction (src/audit/record-event.ts auditRow()). */
 export type AuditRow = { type: string; at: Date; userId: number | null; clientId: string | null; ip: string | null; detail: string | null };
@@ -93,7 +100,7 @@ const sqliteTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
 const sqliteDate = (value: string | null) => (value === null ? null : new Date(value));
 
 const SQL = {
-  bearer: `SELECT t."userId", t."clientId", t."scopes", u."name" AS "userName", u."email" AS "userEmail", c."firstParty"
+  bearer: `SELECT t."userId", t."clientId", t."scopes", u."name" AS "userName", u."email" AS "userEmail", c."firstParty", t."jkt"
     FROM "AccessToken" t
     JOIN "Grant" g ON g."id" = t."grantId"
     JOIN "User" u ON u."id" = t."userId"
@@ -101,18 +108,19 @@ const SQL = {
     WHERE t."digest" = ? AND t."revokedAt" IS NULL AND t."expiresAt" > ? AND g."revokedAt" IS NULL`,
   byValue: `SELECT * FROM (
       SELECT 'access_token' AS "kind", t."id", t."grantId", t."clientId", t."scopes", t."createdAt", t."expiresAt",
-        t."revokedAt", NULL AS "usedAt", u."id" AS "userId", u."email" AS "userEmail"
+        t."revokedAt", NULL AS "usedAt", t."jkt", u."id" AS "userId", u."email" AS "userEmail"
       FROM "AccessToken" t JOIN "User" u ON u."id" = t."userId" WHERE t."digest" = ?
       UNION ALL
       SELECT 'refresh_token', r."id", r."grantId", r."clientId", r."scopes", r."createdAt", r."expiresAt",
-        r."revokedAt", r."usedAt", u."id", u."email"
+        r."revokedAt", r."usedAt", r."jkt", u."id", u."email"
       FROM "RefreshToken" r JOIN "User" u ON u."id" = r."userId" WHERE r."digest" = ?
     ) ORDER BY CASE "kind" WHEN ? THEN 0 ELSE 1 END LIMIT 1`,
-  refresh: `SELECT "id", "grantId", "clientId", "userId", "scopes", "expiresAt", "usedAt", "revokedAt" FROM "RefreshToken" WHERE "digest" = ?`,
+  refresh: `SELECT "id", "grantId", "clientId", "userId", "scopes", "expiresAt", "usedAt", "revokedAt", "jkt" FROM "RefreshToken" WHERE "digest" = ?`,
   touchGrant: `UPDATE "Grant" SET "lastUsedAt" = ? WHERE "id" = ? AND "revokedAt" IS NULL`,
   claim: `UPDATE "RefreshToken" SET "usedAt" = ? WHERE "id" = ? AND "usedAt" IS NULL AND "revokedAt" IS NULL`,
-  insertAccess: `INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt") VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  insertRefresh: `INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt") VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  insertAccess: `INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt") VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  insertRefresh: `INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt") VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  rememberDpop: `INSERT INTO "DpopProof" ("key", "expiresAt") VALUES (?, ?) ON CONFLICT ("key") DO NOTHING`,
   insertAudit: `INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail") VALUES (?, ?, ?, ?, ?, ?)`,
   client: `SELECT * FROM "Client" WHERE "clientId" = ?`,
   userByEmail: `SELECT * FROM "User" WHERE "email" = ?`,
@@ -146,7 +154,7 @@ function sqliteRead<T>(d: SqliteDriver, read: (s: Statements) => T): T | Promise
   return d.connection.inTransaction ? d.exclusive(() => read(s)) : read(s);
 }
 
-const tokenRowArgs = (row: NewTokenRow) => [row.digest, row.grantId, row.clientId, row.userId, row.scopes, sqliteTime(row.createdAt), sqliteTime(row.expiresAt)];
+const tokenRowArgs = (row: NewTokenRow) => [row.digest, row.grantId, row.clientId, row.userId, row.scopes, sqliteTime(row.createdAt), sqliteTime(row.expiresAt), row.jkt];
 
 type RawRefreshRow = Omit<RefreshTokenRow, "expiresAt" | "usedAt" | "revokedAt"> & Record<"expiresAt" | "usedAt" | "revokedAt", string | null>;
 type PendingRotation = { digest: string; decide: (row: RefreshTokenRow | null) => RotationPlan; done: (error?: unknown) => void };
@@ -217,7 +225,7 @@ const pgTime = (date: Date) => date.toISOString();
 
 const PG = {
   // Several digests at once (see bearerToken); the expiry is compared per request, with its own clock.
-  bearer: `SELECT t."digest", t."expiresAt", t."userId", t."clientId", t."scopes", u."name" AS "userName", u."email" AS "userEmail", c."firstParty"
+  bearer: `SELECT t."digest", t."expiresAt", t."userId", t."clientId", t."scopes", u."name" AS "userName", u."email" AS "userEmail", c."firstParty", t."jkt"
     FROM "AccessToken" t
     JOIN "Grant" g ON g."id" = t."grantId"
     JOIN "User" u ON u."id" = t."userId"
@@ -225,15 +233,16 @@ const PG = {
     WHERE t."digest" = ANY($1::text[]) AND t."revokedAt" IS NULL AND g."revokedAt" IS NULL`,
   byValue: `SELECT * FROM (
       SELECT 'access_token' AS "kind", t."id", t."grantId", t."clientId", t."scopes", t."createdAt", t."expiresAt",
-        t."revokedAt", NULL::timestamp(3) AS "usedAt", u."id" AS "userId", u."email" AS "userEmail"
+        t."revokedAt", NULL::timestamp(3) AS "usedAt", t."jkt", u."id" AS "userId", u."email" AS "userEmail"
       FROM "AccessToken" t JOIN "User" u ON u."id" = t."userId" WHERE t."digest" = $1
       UNION ALL
       SELECT 'refresh_token', r."id", r."grantId", r."clientId", r."scopes", r."createdAt", r."expiresAt",
-        r."revokedAt", r."usedAt", u."id", u."email"
+        r."revokedAt", r."usedAt", r."jkt", u."id", u."email"
       FROM "RefreshToken" r JOIN "User" u ON u."id" = r."userId" WHERE r."digest" = $1
     ) found ORDER BY CASE "kind" WHEN $2 THEN 0 ELSE 1 END LIMIT 1`,
   // These three and `bearer` take several keys at once (see pgLookup).
-  refresh: `SELECT "digest", "id", "grantId", "clientId", "userId", "scopes", "expiresAt", "usedAt", "revokedAt" FROM "RefreshToken" WHERE "digest" = ANY($1::text[])`,
+  refresh: `SELECT "digest", "id", "grantId", "clientId", "userId", "scopes", "expiresAt", "usedAt", "revokedAt", "jkt" FROM "RefreshToken" WHERE "digest" = ANY($1::text[])`,
+  rememberDpop: `INSERT INTO "DpopProof" ("key", "expiresAt") VALUES ($1, $2::timestamp(3)) ON CONFLICT ("key") DO NOTHING RETURNING "id"`,
   client: `SELECT * FROM "Client" WHERE "clientId" = ANY($1::text[])`,
   userByEmail: `SELECT * FROM "User" WHERE "email" = ANY($1::text[])`,
   recentFailures: `SELECT "createdAt" FROM "FailedAttempt" WHERE "key" = $1 AND "createdAt" > $2 ORDER BY "createdAt" DESC LIMIT $3`,
@@ -241,11 +250,11 @@ const PG = {
       INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt")
       VALUES ($1::int, $2::int, $3::text, $4::text, $5::timestamp(3), $5::timestamp(3)) RETURNING "id"
     ), access AS (
-      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
-      SELECT $6::text, g."id", $1::int, $2::int, $7::text, $5::timestamp(3), $8::timestamp(3) FROM g RETURNING "id"
+      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt")
+      SELECT $6::text, g."id", $1::int, $2::int, $7::text, $5::timestamp(3), $8::timestamp(3), $16::text FROM g RETURNING "id"
     ), refresh AS (
-      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
-      SELECT $9::text, g."id", $1::int, $2::int, $10::text, $5::timestamp(3), $11::timestamp(3) FROM g WHERE $9::text IS NOT NULL RETURNING "id"
+      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt")
+      SELECT $9::text, g."id", $1::int, $2::int, $10::text, $5::timestamp(3), $11::timestamp(3), $17::text FROM g WHERE $9::text IS NOT NULL RETURNING "id"
     ), audit AS (
       INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail")
       SELECT $12::text, $5::timestamp(3), $2::int, $13::text, $14::text, $15::text FROM g WHERE $12::text IS NOT NULL RETURNING "id"
@@ -258,19 +267,20 @@ const PG = {
   rotateAtOnce: `WITH rt AS (
       SELECT "id", "grantId" FROM "RefreshToken"
       WHERE "digest" = $1::text AND "clientId" = $2::int AND "usedAt" IS NULL AND "revokedAt" IS NULL AND "expiresAt" > $3::timestamp(3)
+        AND ("jkt" IS NULL OR "jkt" = $11::text)
     ), g AS (
       UPDATE "Grant" SET "lastUsedAt" = $3::timestamp(3) FROM rt WHERE "Grant"."id" = rt."grantId" AND "Grant"."revokedAt" IS NULL
       RETURNING "Grant"."id"
     ), claimed AS (
       UPDATE "RefreshToken" r SET "usedAt" = $3::timestamp(3) FROM rt
       WHERE r."id" = rt."id" AND r."usedAt" IS NULL AND r."revokedAt" IS NULL AND EXISTS (SELECT 1 FROM g)
-      RETURNING r."grantId", r."userId", r."scopes"
+      RETURNING r."grantId", r."userId", r."scopes", r."jkt"
     ), access AS (
-      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
-      SELECT $4::text, c."grantId", $2::int, c."userId", c."scopes", $3::timestamp(3), $5::timestamp(3) FROM claimed c RETURNING "id"
+      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt")
+      SELECT $4::text, c."grantId", $2::int, c."userId", c."scopes", $3::timestamp(3), $5::timestamp(3), $11::text FROM claimed c RETURNING "id"
     ), refresh AS (
-      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
-      SELECT $6::text, c."grantId", $2::int, c."userId", c."scopes", $3::timestamp(3), $7::timestamp(3) FROM claimed c RETURNING "id"
+      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt")
+      SELECT $6::text, c."grantId", $2::int, c."userId", c."scopes", $3::timestamp(3), $7::timestamp(3), COALESCE(c."jkt", $12::text) FROM claimed c RETURNING "id"
     ), audit AS (
       INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail")
       SELECT $8::text, $3::timestamp(3), c."userId", $9::text, $10::text, '{"scope":' || to_json(c."scopes")::text || '}'
@@ -287,11 +297,11 @@ const PG = {
       UPDATE "RefreshToken" SET "usedAt" = $1::timestamp(3)
       WHERE "id" = $3::int AND "usedAt" IS NULL AND "revokedAt" IS NULL AND EXISTS (SELECT 1 FROM g) RETURNING "id"
     ), access AS (
-      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
-      SELECT $4::text, $2::int, $5::int, $6::int, $7::text, $1::timestamp(3), $8::timestamp(3) FROM claimed RETURNING "id"
+      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt")
+      SELECT $4::text, $2::int, $5::int, $6::int, $7::text, $1::timestamp(3), $8::timestamp(3), $16::text FROM claimed RETURNING "id"
     ), refresh AS (
-      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
-      SELECT $9::text, $2::int, $5::int, $6::int, $10::text, $1::timestamp(3), $11::timestamp(3) FROM claimed RETURNING "id"
+      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt")
+      SELECT $9::text, $2::int, $5::int, $6::int, $10::text, $1::timestamp(3), $11::timestamp(3), $17::text FROM claimed RETURNING "id"
     ), audit AS (
       INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail")
       SELECT $12::text, $1::timestamp(3), $6::int, $13::text, $14::text, $15::text FROM claimed WHERE $12::text IS NOT NULL RETURNING "id"
@@ -313,6 +323,7 @@ async function pgRotate(pool: pg.Pool, digest: string, decide: (row: RefreshToke
     access.digest, access.clientId, access.userId, access.scopes, pgTime(access.expiresAt),
     refresh.digest, refresh.scopes, pgTime(refresh.expiresAt),
     audit?.type ?? null, audit?.clientId ?? null, audit?.ip ?? null, audit?.detail ?? null,
+    access.jkt, refresh.jkt,
   ]);
   if (result?.claimed !== 1) throw new LostRotation(row!.grantId);
 }
@@ -358,8 +369,8 @@ export async function bearerToken(digest: string, at: Date): Promise<BearerToken
   if (d.kind === "postgresql") {
     const row = await pgLookup<BearerToken & { digest: string; expiresAt: Date }>(d.pool, "bearer", "digest", digest);
     if (!row || row.expiresAt <= at) return null;
-    const { userId, clientId, scopes, userName, userEmail, firstParty } = row;
-    return { userId, clientId, scopes, userName, userEmail, firstParty };
+    const { userId, clientId, scopes, userName, userEmail, firstParty, jkt } = row;
+    return { userId, clientId, scopes, userName, userEmail, firstParty, jkt };
   }
   const row = (await sqliteRead(d, (s) => s.bearer.get(digest, sqliteTime(at)))) as (Omit<BearerToken, "firstParty"> & { firstParty: number }) | undefined;
   return row ? { ...row, firstParty: row.firstParty === 1 } : null;
@@ -448,6 +459,7 @@ export async function startGrant(start: NewGrant): Promise<number> {
       access.digest, access.scopes, pgTime(access.expiresAt),
       refresh?.digest ?? null, refresh?.scopes ?? null, refresh ? pgTime(refresh.expiresAt) : null,
       audit?.type ?? null, audit?.clientId ?? null, audit?.ip ?? null, audit?.detail ?? null,
+      access.jkt, refresh?.jkt ?? null,
     ]);
     return row!.id;
   }
@@ -472,6 +484,11 @@ export type RotationAtOnce = {
   accessExpiresAt: Date;
   refreshDigest: string;
   refreshExpiresAt: Date;
+  /** The DPoP key of this request's proof (RFC 9449 5), or null: the new access token is bound to it, and a
+   * refresh token bound to a key is claimed only with a proof of that key. */
+  jkt: string | null;
+  /** The new refresh token's binding when the presented one has none (a public client's proof key). */
+  refreshJkt: string | null;
   /** The token.refreshed event: its user and detail ({"scope"}) come from the claimed token. */
   audit: { type: string; clientId: string | null; ip: string | null } | null;
 };
@@ -488,7 +505,7 @@ export async function rotateAtOnce(rotation: RotationAtOnce): Promise<{ userId: 
   const [claimed] = await pgQuery<{ userId: number; scopes: string }>(d.pool, "rotateAtOnce", [
     rotation.digest, rotation.clientId, pgTime(rotation.at),
     rotation.accessDigest, pgTime(rotation.accessExpiresAt), rotation.refreshDigest, pgTime(rotation.refreshExpiresAt),
-    audit?.type ?? null, audit?.clientId ?? null, audit?.ip ?? null,
+    audit?.type ?? null, audit?.clientId ?? null, audit?.ip ?? null, rotation.jkt, rotation.refreshJkt,
   ]);
   return claimed ?? null;
 }
@@ -501,4 +518,15 @@ export async function rotateAtOnce(rotation: RotationAtOnce): Promise<{ userId: 
 export async function rotateRefreshToken(digest: string, decide: (row: RefreshTokenRow | null) => RotationPlan): Promise<void> {
   const d = await driver();
   return d.kind === "postgresql" ? pgRotate(d.pool, digest, decide) : sqliteRotate(d, digest, decide);
+}
+
+/**
+ * Records a DPoP proof's key (the digest of its thumbprint and jti) until `expiresAt`; false when some
+ * instance recorded it before: a replay (RFC 9449 11.1). One statement; the unique key decides.
+ */
+export async function rememberDpopProof(key: string, expiresAt: Date): Promise<boolean> {
+  const d = await driver();
+  if (d.kind === "postgresql") return (await pgQuery(d.pool, "rememberDpop", [key, pgTime(expiresAt)])).length === 1;
+  const s = statements(d.connection);
+  return (await d.exclusive(() => s.rememberDpop.run(key, sqliteTime(expiresAt)))).changes === 1;
 }

@@ -57,7 +57,10 @@ function migrateSqlite(file: string, migrations: Migration[]): string[] {
   const sqlite = new Database(file, { timeout: 5000 });
   try {
     sqlite.pragma("journal_mode = WAL");
-    sqlite.pragma("foreign_keys = ON");
+    // Foreign keys off while migrating (it cannot change inside a transaction), checked before the commit:
+    // SQLite's documented procedure for changes ALTER TABLE cannot make, so that rebuilding a table
+    // (CREATE new, copy, DROP old, RENAME) never cascades a delete into the rows that refer to it.
+    sqlite.pragma("foreign_keys = OFF");
     sqlite.exec(HISTORY_TABLE);
     const appliedNames: string[] = [];
     // BEGIN IMMEDIATE takes the write lock, so two starting instances apply each file once.
@@ -71,6 +74,8 @@ function migrateSqlite(file: string, migrations: Migration[]): string[] {
           .run(migration.name, migration.checksum, new Date().toISOString());
         appliedNames.push(migration.name);
       }
+      const broken = sqlite.prepare("PRAGMA foreign_key_check").all();
+      if (broken.length > 0) throw new MigrationError(`migrations left ${broken.length} rows whose foreign keys point nowhere`);
       sqlite.exec("COMMIT");
     } catch (error) {
       sqlite.exec("ROLLBACK");

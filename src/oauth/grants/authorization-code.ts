@@ -12,13 +12,14 @@ import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
 import { verifierMatches } from "@/oauth/pkce";
 import { storedScopes } from "@/oauth/scope";
-import { issueTokens, revokeGrant, type TokenRecord } from "@/oauth/tokens";
+import { dpopBinding, issueTokens, revokeGrant, type TokenRecord } from "@/oauth/tokens";
+import type { GrantContext } from "@/oauth/token-endpoint";
 
 export const GRANT_TYPE = "authorization_code";
 
 class LostClaim extends Error {}
 
-export async function authorizationCodeGrant(client: Client, params: Record<string, unknown>): Promise<TokenRecord> {
+export async function authorizationCodeGrant(client: Client, params: Record<string, unknown>, context: GrantContext): Promise<TokenRecord> {
   // Validate
   if (client.grantType !== GRANT_TYPE) throw new OAuthError("unauthorized_client");
   const code = requiredParam(params, "code");
@@ -49,7 +50,7 @@ export async function authorizationCodeGrant(client: Client, params: Record<stri
       const live = await tx.grant.updateMany({ where: { id: row.grantId, revokedAt: null }, data: { lastUsedAt: at } });
       if (live.count !== 1) throw new LostClaim();
       const scopes = storedScopes(row.scopes);
-      return issueTokens(tx, { grantId: row.grantId, clientId: row.clientId, userId: row.userId, scopes, refreshScopes: scopes });
+      return issueTokens(tx, { grantId: row.grantId, clientId: row.clientId, userId: row.userId, scopes, refreshScopes: scopes, ...dpopBinding(client, context) });
     });
   } catch (error) {
     if (!(error instanceof LostClaim)) throw error;

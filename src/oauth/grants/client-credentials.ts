@@ -13,14 +13,17 @@ import { OAuthError } from "@/oauth/errors";
 import { stringParam } from "@/oauth/params";
 import { API_SCOPES, formatScope, parseScope, type Scope } from "@/oauth/scope";
 import { issueTokens, type TokenRecord } from "@/oauth/tokens";
+import type { GrantContext } from "@/oauth/token-endpoint";
 
 export const GRANT_TYPE = "client_credentials";
 
 const DEFAULT_SCOPES: Scope[] = ["readonly"];
 
-export async function clientCredentialsGrant(client: Client, params: Record<string, unknown>): Promise<TokenRecord> {
+export async function clientCredentialsGrant(client: Client, params: Record<string, unknown>, context: GrantContext): Promise<TokenRecord> {
   // Validate
-  if (client.grantType !== GRANT_TYPE || isPublicClient(client)) throw new OAuthError("unauthorized_client");
+  // A client that registered itself has no owner to act for (CONTRACT.md 13).
+  const ownerId = client.ownerId;
+  if (client.grantType !== GRANT_TYPE || isPublicClient(client) || ownerId === null) throw new OAuthError("unauthorized_client");
   const scopes = parseScope(stringParam(params, "scope")) ?? DEFAULT_SCOPES;
   if (scopes.some((scope) => !(API_SCOPES as readonly string[]).includes(scope))) {
     throw new OAuthError("invalid_scope", {}, "client_credentials takes readonly and readwrite only");
@@ -30,10 +33,10 @@ export async function clientCredentialsGrant(client: Client, params: Record<stri
   return write(async (tx) => {
     const at = now();
     const grant = await tx.grant.create({
-      data: { clientId: client.id, userId: client.ownerId, grantType: GRANT_TYPE, scopes: formatScope(scopes), createdAt: at, lastUsedAt: at },
+      data: { clientId: client.id, userId: ownerId, grantType: GRANT_TYPE, scopes: formatScope(scopes), createdAt: at, lastUsedAt: at },
     });
-    const record = await issueTokens(tx, { grantId: grant.id, clientId: client.id, userId: client.ownerId, scopes, refreshScopes: null });
-    await recordEventInTx(tx, { type: "token.issued", userId: client.ownerId, clientId: client.clientId, detail: { grant_type: GRANT_TYPE, scope: record.scope } });
+    const record = await issueTokens(tx, { grantId: grant.id, clientId: client.id, userId: ownerId, scopes, refreshScopes: null, jkt: context.jkt });
+    await recordEventInTx(tx, { type: "token.issued", userId: ownerId, clientId: client.clientId, detail: { grant_type: GRANT_TYPE, scope: record.scope } });
     return record;
   });
 }

@@ -18,7 +18,8 @@ import { db, write } from "@/server/db";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam } from "@/oauth/params";
 import { storedScopes } from "@/oauth/scope";
-import { issueTokens, type TokenRecord } from "@/oauth/tokens";
+import { dpopBinding, issueTokens, type TokenRecord } from "@/oauth/tokens";
+import type { GrantContext } from "@/oauth/token-endpoint";
 
 export const GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
 /** The client grant type (CONTRACT.md 10) whose clients may use this grant. */
@@ -27,7 +28,7 @@ export const SLOW_DOWN_STEP_SECONDS = 5;
 
 class LostClaim extends Error {}
 
-export async function deviceCodeGrant(client: Client, params: Record<string, unknown>): Promise<TokenRecord> {
+export async function deviceCodeGrant(client: Client, params: Record<string, unknown>, context: GrantContext): Promise<TokenRecord> {
   // Validate
   if (client.grantType !== CLIENT_GRANT_TYPE) throw new OAuthError("unauthorized_client");
   const deviceCode = requiredParam(params, "device_code");
@@ -65,7 +66,7 @@ export async function deviceCodeGrant(client: Client, params: Record<string, unk
       const grant = await tx.grant.create({
         data: { clientId: client.id, userId: row.userId, grantType: CLIENT_GRANT_TYPE, scopes: row.scopes, createdAt: issuedAt, lastUsedAt: issuedAt, authTime: row.authTime },
       });
-      const record = await issueTokens(tx, { grantId: grant.id, clientId: client.id, userId: row.userId, scopes, refreshScopes: scopes });
+      const record = await issueTokens(tx, { grantId: grant.id, clientId: client.id, userId: row.userId, scopes, refreshScopes: scopes, ...dpopBinding(client, context) });
       await recordEventInTx(tx, { type: "token.issued", userId: row.userId, clientId: client.clientId, detail: { grant_type: CLIENT_GRANT_TYPE, scope: record.scope } });
       return record;
     });

@@ -11,7 +11,8 @@ import { requiredParam, stringParam } from "@/oauth/params";
 import { assertNotLimited, recordFailure } from "@/oauth/rate-limit";
 import { parseScope, type Scope } from "@/oauth/scope";
 import { userByEmail } from "@/server/fast-sql";
-import { startGrant, type TokenRecord } from "@/oauth/tokens";
+import { dpopBinding, startGrant, type TokenRecord } from "@/oauth/tokens";
+import type { GrantContext } from "@/oauth/token-endpoint";
 import { verifyPassword } from "@/users/passwords";
 
 export const GRANT_TYPE = "password";
@@ -19,9 +20,10 @@ export const GRANT_TYPE = "password";
 /** RFC 6749 3.3: a request without scope gets this pre-defined default (least privilege). */
 export const DEFAULT_PASSWORD_SCOPES: Scope[] = ["readonly"];
 
-export async function passwordGrant(client: Client, params: Record<string, unknown>): Promise<TokenRecord> {
+export async function passwordGrant(client: Client, params: Record<string, unknown>, context: GrantContext): Promise<TokenRecord> {
   // Validate
-  if (client.grantType !== GRANT_TYPE) throw new OAuthError("unauthorized_client");
+  // A client that registered itself has no owner whose password it could take (CONTRACT.md 13).
+  if (client.grantType !== GRANT_TYPE || client.ownerId === null) throw new OAuthError("unauthorized_client");
   const username = requiredParam(params, "username").trim().toLowerCase();
   const password = requiredParam(params, "password");
   const scopes = parseScope(stringParam(params, "scope")) ?? DEFAULT_PASSWORD_SCOPES;
@@ -36,5 +38,5 @@ export async function passwordGrant(client: Client, params: Record<string, unkno
   }
 
   // Respond
-  return startGrant({ clientId: client.id, publicClientId: client.clientId, userId: user.id, grantType: GRANT_TYPE, scopes, withRefreshToken: true });
+  return startGrant({ clientId: client.id, publicClientId: client.clientId, userId: user.id, grantType: GRANT_TYPE, scopes, withRefreshToken: true, ...dpopBinding(client, context) });
 }

@@ -5,6 +5,10 @@
 // of concurrent uses exactly one succeeds. Any other use of a used token, including one that raced the
 // winner, is invalid_grant and revokes every token of the grant; there is no grace period (CONTRACT.md 4).
 // `scope` may narrow the new access token; the new refresh token keeps the scopes of the one it replaces.
+// RFC 9449 5 (CONTRACT.md 13): a refresh token bound to a DPoP key (a public client's) is used only with a
+// proof of that key (else invalid_grant, and it is not consumed); the new access token is bound to the
+// request's proof key, and the new refresh token keeps its predecessor's binding (a public client's unbound
+// one becomes bound when it first refreshes with a proof).
 import type { Client } from "@/generated/sqlite/client";
 import { auditRow } from "@/audit/record-event";
 import { now } from "@/clock";
@@ -13,7 +17,8 @@ import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
 import { isSubset, parseScope, storedScopes } from "@/oauth/scope";
 import { LostRotation, rotateAtOnce, rotateRefreshToken, type RefreshTokenRow, type RotationPlan } from "@/server/fast-sql";
-import { accessExpiry, mintTokens, newSecrets, refreshExpiry, revokeGrant, type TokenRecord } from "@/oauth/tokens";
+import { accessExpiry, dpopBinding, mintTokens, newSecrets, refreshExpiry, revokeGrant, type TokenRecord } from "@/oauth/tokens";
+import type { GrantContext } from "@/oauth/token-endpoint";
 
 export const GRANT_TYPE = "refresh_token";
 
@@ -27,11 +32,12 @@ class Reused extends Error {
   }
 }
 
-export async function refreshTokenGrant(client: Client, params: Record<string, unknown>): Promise<TokenRecord> {
+export async function refreshTokenGrant(client: Client, params: Record<string, unknown>, context: GrantContext): Promise<TokenRecord> {
   // Validate the request
   if (!REFRESHABLE.has(client.grantType)) throw new OAuthError("unauthorized_client");
   const presented = requiredParam(params, "refresh_token");
   const requested = parseScope(stringParam(params, "scope"));
+  const binding = dpopBinding(client, context);
 
   // The common case where the database can do it in one statement (PostgreSQL): no narrowing asked for, so
   // the rules below are the token's own state, and the claim checks them itself. When it claims nothing,
@@ -48,11 +54,13 @@ export async function refreshTokenGrant(client: Client, params: Record<string, u
       accessExpiresAt: accessExpiry(at),
       refreshDigest: digest(secrets.refresh!),
       refreshExpiresAt: refreshExpiry(at),
+      jkt: binding.jkt,
+      refreshJkt: binding.refreshJkt,
       audit: { type: audit.type, clientId: audit.clientId, ip: audit.ip },
     });
     if (claimed) {
       const granted = storedScopes(claimed.scopes);
-      return mintTokens({ grantId: 0, clientId: client.id, userId: claimed.userId, scopes: granted, refreshScopes: granted }, at, secrets).record;
+      return mintTokens({ grantId: 0, clientId: client.id, userId: claimed.userId, scopes: granted, refreshScopes: granted, jkt: binding.jkt }, at, secrets).record;
     }
   }
 
@@ -62,12 +70,17 @@ export async function refreshTokenGrant(client: Client, params: Record<string, u
   const decide = (row: RefreshTokenRow | null): RotationPlan => {
     if (!row || row.clientId !== client.id) throw new OAuthError("invalid_grant", {}, "unknown refresh token");
     if (row.revokedAt) throw new OAuthError("invalid_grant", {}, "revoked refresh token");
+    // Not a reuse: the presenter is not the key holder (RFC 9449 5), so nothing is consumed or revoked.
+    if (row.jkt !== null && row.jkt !== binding.jkt) throw new OAuthError("invalid_grant", {}, "refresh token bound to another DPoP key");
     if (row.usedAt) throw new Reused(row.grantId);
     const at = now();
     if (row.expiresAt <= at) throw new OAuthError("invalid_grant", {}, "expired refresh token");
     const granted = storedScopes(row.scopes);
     if (requested && !isSubset(requested, granted)) throw new OAuthError("invalid_scope");
-    const minted = mintTokens({ grantId: row.grantId, clientId: row.clientId, userId: row.userId, scopes: requested ?? granted, refreshScopes: granted }, at);
+    const minted = mintTokens(
+      { grantId: row.grantId, clientId: row.clientId, userId: row.userId, scopes: requested ?? granted, refreshScopes: granted, jkt: binding.jkt, refreshJkt: row.jkt ?? binding.refreshJkt },
+      at,
+    );
     record = minted.record;
     return {
       at,
