@@ -18,6 +18,7 @@ import { OAuthError } from "@/oauth/errors";
 import { challengeProblem } from "@/oauth/pkce";
 import { formatScope, isSubset, parseScope, storedScopes, type Scope } from "@/oauth/scope";
 import { startGrant } from "@/oauth/tokens";
+import { countTokenIssued } from "@/server/metrics";
 
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
 
@@ -45,6 +46,7 @@ export async function completeAuthorization(request: AuthorizationRequest, clien
   if (request.responseType === "token") {
     // RFC 6749 4.2.2: never a refresh token in an implicit response.
     const record = await startGrant({ clientId: client.id, publicClientId: client.clientId, userId: request.userId, grantType: "implicit", scopes: request.scopes, withRefreshToken: false });
+    countTokenIssued("implicit");
     return responseRedirect(target, { access_token: record.access_token, token_type: "Bearer", expires_in: String(record.expires_in), scope: record.scope }, status);
   }
   const code = randomSecret();
