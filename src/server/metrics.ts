@@ -14,6 +14,7 @@
 // outbox gauge, a database read that every worker makes alike, taken once). One registry per process, on
 // globalThis (the custom server's modules and Next's bundle share it).
 import cluster from "node:cluster";
+import { outboxDepth } from "@/email/outbox-depth";
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
 type Metrics = {
@@ -26,9 +27,7 @@ type Metrics = {
   databaseErrors: Counter<"kind">;
 };
 
-type OutboxReader = () => Promise<Record<string, number>>;
-
-const holder = globalThis as typeof globalThis & { __appMetrics?: Metrics; __appOutboxReader?: OutboxReader };
+const holder = globalThis as typeof globalThis & { __appMetrics?: Metrics };
 
 function create(): Metrics {
   const registry = new Registry();
@@ -51,10 +50,8 @@ function create(): Metrics {
       registers: [registry],
       aggregator: "max", // every worker reads the same table: not a sum
       async collect() {
-        const reader = holder.__appOutboxReader;
-        if (!reader) return;
         try {
-          const counts = await reader();
+          const counts = await outboxDepth();
           for (const status of ["pending", "sending", "sent", "failed"]) this.set({ status }, counts[status] ?? 0);
         } catch {
           // The database cannot answer: the gauge keeps its last values; database_errors_total tells.
@@ -75,11 +72,6 @@ function create(): Metrics {
 export function metrics(): Metrics {
   holder.__appMetrics ??= create();
   return holder.__appMetrics;
-}
-
-/** How the outbox gauge reads the database (set by src/email/, which owns the table). */
-export function setOutboxReader(reader: OutboxReader): void {
-  holder.__appOutboxReader = reader;
 }
 
 export function observeRequest(route: string, method: string, status: number, seconds: number): void {

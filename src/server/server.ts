@@ -19,8 +19,7 @@ import { disconnectDb } from "@/server/db";
 import { appendPeerAddress, decideLane, pathOf, serveFastLane } from "@/server/fast-lane";
 import { acceptQueueDrained } from "@/server/listener";
 import { log } from "@/server/log";
-import { metrics, observeRequest, setOutboxReader } from "@/server/metrics";
-import { outboxDepth } from "@/email/outbox-depth";
+import { metrics, observeRequest } from "@/server/metrics";
 import { buildRouteTable, preload } from "@/server/routes";
 import { hashingSlots } from "@/users/passwords";
 
@@ -44,7 +43,6 @@ export type AppServer = {
 export async function startAppServer(options: AppServerOptions): Promise<AppServer> {
   const nextApp = next({ dev: false, dir: options.dir, port: options.port });
   const routes = buildRouteTable(`${options.dir}/app`);
-  setOutboxReader(outboxDepth);
   metrics(); // this process's registry (and, in a WORKERS worker, its answer to the primary's collection)
   // Next first: it sets up the runtime (globalThis.AsyncLocalStorage) that next/server, which route modules
   // import, needs when it is first loaded. Nothing imported above this line may load next/server.
