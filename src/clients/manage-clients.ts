@@ -1,4 +1,5 @@
 // A user's own clients, for /settings/clients: list, rotate the secret (shown once), delete.
+import { recordEventInTx } from "@/audit/record-event";
 import { badRequest, notFound } from "@/http/errors";
 import { digest, randomSecret } from "@/server/crypto";
 import { db, write } from "@/server/db";
@@ -16,7 +17,9 @@ export async function rotateClientSecret(options: { ownerId: number; clientId: s
     const client = await tx.client.findFirst({ where: { clientId: options.clientId, ownerId: options.ownerId } });
     if (!client) return -1;
     if (!client.secretDigest) return 0;
-    return (await tx.client.updateMany({ where: { id: client.id }, data: { secretDigest: digest(secret) } })).count;
+    const { count } = await tx.client.updateMany({ where: { id: client.id }, data: { secretDigest: digest(secret) } });
+    await recordEventInTx(tx, { type: "client.secret_rotated", userId: options.ownerId, clientId: client.clientId });
+    return count;
   });
   if (count === -1) throw notFound("no such client");
   if (count === 0) throw badRequest("client: a public client has no secret");
@@ -25,6 +28,10 @@ export async function rotateClientSecret(options: { ownerId: number; clientId: s
 
 /** Deletes a client and, with it, every grant, token, code and consent it had. */
 export async function deleteOwnClient(options: { ownerId: number; clientId: string }): Promise<void> {
-  const { count } = await write((tx) => tx.client.deleteMany({ where: { clientId: options.clientId, ownerId: options.ownerId } }));
+  const { count } = await write(async (tx) => {
+    const deleted = await tx.client.deleteMany({ where: { clientId: options.clientId, ownerId: options.ownerId } });
+    if (deleted.count > 0) await recordEventInTx(tx, { type: "client.deleted", userId: options.ownerId, clientId: options.clientId });
+    return deleted;
+  });
   if (count === 0) throw notFound("no such client");
 }

@@ -5,6 +5,7 @@ import { now } from "@/clock";
 import { db, write } from "@/server/db";
 import { storedScopes, type Scope } from "@/oauth/scope";
 import { revokeGrantInTx } from "@/oauth/tokens";
+import { recordEventInTx } from "@/audit/record-event";
 
 export type ConnectedApp = { clientId: string; name: string; ownerName: string; scopes: Scope[]; lastUsedAt: Date; grants: number };
 
@@ -39,8 +40,9 @@ export async function disconnectApp(options: { userId: number; clientId: string 
   const grants = await (await db()).grant.findMany({ where: { userId: options.userId, clientId: client.id, revokedAt: null }, select: { id: true } });
   return write(async (tx) => {
     let revoked = 0;
-    for (const grant of grants) revoked += await revokeGrantInTx(tx, grant.id);
-    await tx.consent.deleteMany({ where: { userId: options.userId, clientId: client.id } });
+    for (const grant of grants) revoked += await revokeGrantInTx(tx, grant.id, { type: "token.revoked", detail: { via: "disconnected" } });
+    const forgotten = await tx.consent.deleteMany({ where: { userId: options.userId, clientId: client.id } });
+    if (forgotten.count > 0) await recordEventInTx(tx, { type: "consent.revoked", userId: options.userId, clientId: client.clientId });
     return revoked;
   });
 }

@@ -14,6 +14,8 @@ import { write } from "@/server/db";
 
 export const TOKEN_KEEP_MS = 24 * 3600 * 1000;
 export const PERMISSION_REQUEST_KEEP_MS = 30 * 24 * 3600 * 1000;
+/** Security events are kept 90 days (CONTRACT.md 11). */
+export const AUDIT_EVENT_KEEP_MS = 90 * 24 * 3600 * 1000;
 
 export type PruneCounts = {
   access_tokens: number;
@@ -25,6 +27,7 @@ export type PruneCounts = {
   device_authorizations: number;
   account_tokens: number;
   mail_messages: number;
+  audit_events: number;
 };
 
 /**
@@ -87,6 +90,7 @@ export async function pruneTokens(): Promise<PruneCounts> {
   // Device authorizations (RFC 8628) a day past their expiry: a late poll of one is then invalid_grant
   // instead of expired_token. The tokens they gave belong to their grants and stay.
   const devices = await write((tx) => tx.deviceAuthorization.deleteMany({ where: { expiresAt: { lt: tokenCutoff } } }));
+  const auditEvents = await write((tx) => tx.auditEvent.deleteMany({ where: { at: { lt: new Date(at - AUDIT_EVENT_KEEP_MS) } } }));
 
   return {
     access_tokens: accessTokens.count,
@@ -98,5 +102,6 @@ export async function pruneTokens(): Promise<PruneCounts> {
     device_authorizations: devices.count,
     account_tokens: accountTokens.count,
     mail_messages: requests.mails + accountTokens.mails + unlinkedMail.count,
+    audit_events: auditEvents.count,
   };
 }
