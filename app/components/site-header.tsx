@@ -15,6 +15,7 @@ export async function SiteHeader() {
             <Link href="/settings/apps" className="hover:underline">Apps</Link>
             <Link href="/settings/clients" className="hover:underline">Clients</Link>
             <Link href="/settings/sharing" className="hover:underline">Sharing</Link>
+            <Link href="/settings/security" className="hover:underline">Security</Link>
             <span className="ml-auto text-slate-600 dark:text-slate-400">{user.email}</span>
             <SignOutButton />
           </>
