@@ -26,6 +26,9 @@ async function watch(page: Page): Promise<Problems> {
     if (message.type() === "error") problems.push(`${page.url()}: console error: ${message.text()}`);
   });
   page.on("pageerror", (error) => problems.push(`${page.url()}: exception: ${error.message}`));
+  page.on("response", (response) => {
+    if (response.status() >= 400) problems.push(`${page.url()}: ${response.status()} for ${response.url()}`);
+  });
   return problems;
 }
 
