@@ -162,7 +162,12 @@ async function databaseRestart(user: Account): Promise<void> {
   say("stopping PostgreSQL");
   pgCluster("stop");
   const stoppedAt = outcomes.length;
-  await sleep(4_000);
+  await sleep(1_000);
+  // A page that reads the database shows the friendly error page meanwhile (app/error.tsx, app/global-error.tsx).
+  const page = await fetch(`${BASE}/verify-email?token=faults-check`);
+  const html = await page.text();
+  hold(page.status >= 500 && html.includes("This page is unavailable right now"), "a page that needs the database shows the friendly error page while it is down", page.status);
+  await sleep(3_000);
   say("starting PostgreSQL");
   pgCluster("start");
   // Recovered: a write answers 201 again, by itself (no restart of the server).
