@@ -163,10 +163,12 @@ async function databaseRestart(user: Account): Promise<void> {
   pgCluster("stop");
   const stoppedAt = outcomes.length;
   await sleep(1_000);
-  // A page that reads the database shows the friendly error page meanwhile (app/error.tsx, app/global-error.tsx).
+  // A page that reads the database answers at once with Next's error document, from which the browser renders
+  // the friendly page (app/error.tsx, app/global-error.tsx: client components, so the text itself comes with
+  // the page's scripts).
   const page = await fetch(`${BASE}/verify-email?token=faults-check`);
   const html = await page.text();
-  hold(page.status >= 500 && html.includes("This page is unavailable right now"), "a page that needs the database shows the friendly error page while it is down", page.status);
+  hold(page.status >= 500 && html.includes('id="__next_error__"'), "a page that needs the database answers Next's error page (5xx) while it is down, not a hang", page.status);
   await sleep(3_000);
   say("starting PostgreSQL");
   pgCluster("start");
