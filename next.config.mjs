@@ -25,7 +25,7 @@ const nextConfig = {
     },
   },
   // Native modules and the generated Prisma clients stay plain Node requires on the server.
-  serverExternalPackages: ["better-sqlite3", "@node-rs/argon2", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg"],
+  serverExternalPackages: ["better-sqlite3", "prom-client", "@node-rs/argon2", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg"],
   async headers() {
     return [{ source: "/:path*", headers: securityHeaders }];
   },

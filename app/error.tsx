@@ -1,7 +1,8 @@
 "use client";
 
-// A page that failed while rendering (a database outage, a bug): the site's layout stays, the person can try
-// again, and developers get the digest that Next writes beside the error in the server's log.
+// A page that failed while rendering (issue 10 point 4: most often the database is briefly unavailable, and
+// /api then answers 503 with Retry-After; or a bug): the site's layout stays, the person can try again, and
+// developers get the digest that Next writes beside the error in the server's log.
 import { Button, Card, DeveloperDetails, Page, TextLink } from "./components/ui";
 
 export default function ErrorPage({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {
@@ -10,7 +11,7 @@ export default function ErrorPage({ error, reset }: { error: Error & { digest?: 
   return (
     <Page title="Something went wrong" narrow>
       <Card className="space-y-4">
-        <p>This page could not be shown just now. Nothing you did caused this; try again in a moment.</p>
+        <p>Something on our side is not answering, usually the database for a moment. Nothing you did caused this. Wait a few seconds and try again.</p>
         <Button type="button" onClick={() => reset()}>
           Try again
         </Button>

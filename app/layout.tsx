@@ -1,4 +1,5 @@
 import type { Metadata, Viewport } from "next";
+import { connection } from "next/server";
 import type { ReactNode } from "react";
 import { SERVICE_NAME, SERVICE_PURPOSE } from "@/site";
 import { SiteHeader } from "./components/site-header";
@@ -29,7 +30,10 @@ export const viewport: Viewport = {
   ],
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Every page is rendered per request, so that each carries the nonce of its own Content-Security-Policy
+  // (proxy.ts); a prerendered page's scripts would have none and be refused.
+  await connection();
   return (
     <html lang="en">
       <body className="min-h-screen bg-slate-50 text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">

@@ -81,6 +81,9 @@ export async function startCallbackServer(): Promise<() => Promise<void>> {
 
 /** Opens an authorization URL as the signed-in user, approves if asked, and returns where the browser lands. */
 export async function approveInBrowser(page: Page, authorizationUrl: string | URL, landing = CALLBACK): Promise<URL> {
+  // goto() follows the redirects and waits for the page: it is the consent page, or the client already.
+  // (A race between waiting for the button and for the landing left the losing wait pending, and a later
+  // call's consent page then got two clicks: two form posts, the first one aborted.)
   await page.goto(authorizationUrl.toString());
   const approve = page.getByRole("button", { name: "Approve" });
   // Either the consent page (then Approve) or, with consent remembered, the landing page at once. (Racing a

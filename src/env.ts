@@ -34,6 +34,9 @@ const ZRawEnv = z.object({
   ),
   AUTH_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
   RESEND_API_KEY: optional(z.string().min(1)),
+  // The Resend SDK's own variable (its API's base URL), so that a local stand-in can play Resend.
+  RESEND_BASE_URL: optional(z.url({ protocol: /^https?$/, error: "must be an absolute http(s) URL" })),
+  METRICS_TOKEN: optional(z.string().min(16, "must be at least 16 characters")),
   MAIL_FROM: optional(z.string().min(3)),
   TRUST_PROXY: optional(z.enum(["0", "1"], { error: "must be 0 or 1" })),
   DEV_MAILBOX: optional(z.enum(["0", "1"], { error: "must be 0 or 1" })),
@@ -53,6 +56,10 @@ export type Env = {
   database: { kind: "sqlite"; file: string } | { kind: "postgresql"; url: string };
   authSecret: string;
   resendApiKey: string | null;
+  /** Resend's API base URL (RESEND_BASE_URL), or null for the SDK's default. */
+  resendBaseUrl: string | null;
+  /** Bearer token of GET /api/metrics; null: the endpoint is 404. */
+  metricsToken: string | null;
   mailFrom: string;
   trustProxy: boolean;
   devMailbox: boolean;
@@ -113,6 +120,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     database,
     authSecret,
     resendApiKey: raw.RESEND_API_KEY ?? null,
+    resendBaseUrl: raw.RESEND_BASE_URL?.replace(/\/$/, "") ?? null,
+    metricsToken: raw.METRICS_TOKEN ?? null,
     mailFrom: raw.MAIL_FROM ?? "Bundle permissions <no-reply@localhost>",
     trustProxy: raw.TRUST_PROXY === "1",
     devMailbox: raw.DEV_MAILBOX === "1" || (raw.DEV_MAILBOX !== "0" && nodeEnv !== "production"),

@@ -16,6 +16,7 @@ const SIGNED_IN = [
   { href: "/settings/apps", label: "Apps" },
   { href: "/settings/sharing", label: "Sharing" },
   { href: "/settings/clients", label: "Clients" },
+  { href: "/settings/security", label: "Security" },
   { href: "/docs", label: "Docs" },
 ];
 const SIGNED_OUT = [

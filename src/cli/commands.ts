@@ -2,6 +2,8 @@
 // that a malformed command line never touches the database) and returns its task; the task calls one domain
 // function and returns what to print: the JSON value for --json and the text for people.
 import { z } from "zod";
+import { AUDIT_EVENT_TYPES } from "@/audit/events";
+import { listAuditEvents } from "@/audit/list-events";
 import { createBundle } from "@/bundles/create-bundle";
 import { createClient } from "@/clients/create-client";
 import { deleteAnyClient, listAllClients } from "@/clients/admin-clients";
@@ -130,6 +132,30 @@ function mailList(values: Record<string, unknown>): Task {
   };
 }
 
+// audit:list -------------------------------------------------------------------------------------------------
+
+const ZAuditList = z
+  .object({
+    user: z.string().optional(),
+    type: z.enum(AUDIT_EVENT_TYPES, { error: `--type must be one of ${AUDIT_EVENT_TYPES.join(", ")}` }).optional(),
+    limit: z.coerce.number({ error: "--limit must be an integer from 1 to 1000" }).int("--limit must be an integer from 1 to 1000").min(1, "--limit must be an integer from 1 to 1000").max(1000, "--limit must be an integer from 1 to 1000").optional(),
+  })
+  .strict();
+
+function auditList(values: Record<string, unknown>): Task {
+  const options = validateOptions(ZAuditList, values);
+  return async () => {
+    const user = options.user === undefined ? undefined : await userByEmail(options.user, "--user");
+    const events = await listAuditEvents({ userId: user?.id, type: options.type, limit: options.limit ?? 100 });
+    const lines = events.map((event) =>
+      [event.at, event.type, event.user ? `user ${event.user}` : "", event.client ? `client ${event.client}` : "", event.ip ? `from ${event.ip}` : "", event.detail ? JSON.stringify(event.detail) : ""]
+        .filter(Boolean)
+        .join("  "),
+    );
+    return { json: events, text: lines.length ? lines.join("\n") : "No events." };
+  };
+}
+
 // mail:deliver -----------------------------------------------------------------------------------------------
 
 function mailDeliver(values: Record<string, unknown>): Task {
@@ -165,6 +191,7 @@ function tokensPrune(values: Record<string, unknown>): Task {
       plural(counts.dpop_proofs, "DPoP proof"),
       plural(counts.pushed_requests, "pushed authorization request"),
       plural(counts.registration_tokens, "registration token"),
+      plural(counts.audit_events, "audit event"),
     ];
     return { json: counts, text: `Pruned ${parts.join(", ")}.` };
   };
@@ -283,6 +310,12 @@ export const COMMANDS: Record<string, Command> = {
     summary: "Make a new id_token signing key, used from now on; older public keys stay in the JWKS for a day.",
     options: {},
     prepare: keysRotate,
+  },
+  "audit:list": {
+    usage: "audit:list [--user E] [--type T] [--limit N]",
+    summary: "Show security events, newest first (at most N, default 100): sign-ins, tokens, consents, clients, permission requests, keys.",
+    options: { user: { type: "string" }, type: { type: "string" }, limit: { type: "string" } },
+    prepare: auditList,
   },
   "tokens:prune": {
     usage: "tokens:prune",

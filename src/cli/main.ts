@@ -6,7 +6,7 @@ import { parseOptions, UsageError } from "@/cli/args";
 import { COMMANDS, type Command, type Output } from "@/cli/commands";
 import { env, loadDotenvFiles } from "@/env";
 import { ApiError } from "@/http/errors";
-import { disconnectDb } from "@/server/db";
+import { allowLongStatements, disconnectDb } from "@/server/db";
 import { migrate, MigrationError } from "@/server/migrate";
 
 function overview(): string {
@@ -68,6 +68,7 @@ async function run(argv: string[]): Promise<Result> {
     const task = command.prepare(parsed.values);
     await loadDotenvFiles();
     env();
+    allowLongStatements();
     await migrate();
     const output: Output = await task();
     return { code: 0, stdout: parsed.flags.json ? JSON.stringify(output.json, null, 2) : output.text };

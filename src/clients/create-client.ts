@@ -1,3 +1,4 @@
+import { recordEventInTx } from "@/audit/record-event";
 import { z } from "zod";
 import { badRequest } from "@/http/errors";
 import { parseInput } from "@/http/validate";
@@ -44,8 +45,8 @@ export async function createClient(input: TCreateClient) {
     throw badRequest(`public: a ${data.grantType} client must keep a secret`);
   }
   const secret = data.isPublic ? null : randomSecret();
-  const client = await write((tx) =>
-    tx.client.create({
+  const client = await write(async (tx) => {
+    const created = await tx.client.create({
       data: {
         clientId: randomSecret(16),
         name: data.name,
@@ -58,7 +59,9 @@ export async function createClient(input: TCreateClient) {
         redirectUris: JSON.stringify(redirectUris),
       },
       include: { owner: true },
-    }),
-  );
+    });
+    await recordEventInTx(tx, { type: "client.created", userId: data.ownerId, clientId: created.clientId, detail: { grant_type: data.grantType, public: data.isPublic } });
+    return created;
+  });
   return { ...representClient(client, data.ownerId), client_secret: secret };
 }

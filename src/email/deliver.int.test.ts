@@ -5,7 +5,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, nowMs, resetClock } from "@/clock";
-import { backoffMs, deliverDue, idempotencyKey, MAX_ATTEMPTS, resendTransport, STALE_CLAIM_MS, type MailToSend, type MailTransport } from "@/email/deliver";
+import fc from "fast-check";
+import { backoffMs, deliverDue, idempotencyKey, MAX_ATTEMPTS, resendTransport, SEND_TIMEOUT_MS, STALE_CLAIM_MS, type MailToSend, type MailTransport } from "@/email/deliver";
+import { SWEEP_INTERVAL_MS } from "@/email/sweep";
 import { enqueueMail } from "@/email/outbox";
 import { renderPermissionRequestMail } from "@/email/permission-request-mail";
 import { formatDateTime } from "@/format/date-time";
@@ -47,14 +49,14 @@ describe("deliverDue()", () => {
     expect(first).toEqual({ sent: 0, failed: 1, gaveUp: 0, delivering: true });
     const afterFailure = await row(id);
     expect(afterFailure).toMatchObject({ status: "pending", attempts: 1, lastError: "provider unavailable (call 1)", sentAt: null, providerId: null });
-    expect(afterFailure.nextAttemptAt.getTime() - nowMs()).toBeGreaterThan(MINUTE - 5_000);
-    expect(afterFailure.nextAttemptAt.getTime() - nowMs()).toBeLessThanOrEqual(MINUTE);
+    expect(afterFailure.nextAttemptAt.getTime() - nowMs()).toBeGreaterThan(backoffMs(1) - 5_000);
+    expect(afterFailure.nextAttemptAt.getTime() - nowMs()).toBeLessThanOrEqual(backoffMs(1));
 
     // Not due yet: nothing is tried.
     expect(await deliverDue({ transport, ids: [id] })).toEqual({ sent: 0, failed: 0, gaveUp: 0, delivering: true });
     expect(calls).toHaveLength(1);
 
-    advanceClock(MINUTE);
+    advanceClock(backoffMs(1));
     expect(await deliverDue({ transport, ids: [id] })).toEqual({ sent: 1, failed: 0, gaveUp: 0, delivering: true });
     expect(await row(id)).toMatchObject({ status: "sent", attempts: 2, lastError: null, providerId: `provider-${id}`, sentAt: expect.any(Date) });
     expect(calls.map((call) => [call.id, call.to, call.subject, call.text, call.html])).toEqual([
@@ -68,8 +70,29 @@ describe("deliverDue()", () => {
     expect(calls).toHaveLength(2);
   });
 
-  it("backs off exponentially from a minute, at most an hour apart", () => {
-    expect(Array.from({ length: MAX_ATTEMPTS }, (_, i) => backoffMs(i + 1) / MINUTE)).toEqual([1, 2, 4, 8, 16, 32, 60, 60]);
+  // The schedule by its properties (issue 10 point 6), for any number of failed attempts.
+  it("retries first within a minute of a failure (with the sweep's delay), never sooner than the one before, never more than 30 minutes apart", () => {
+    expect(backoffMs(1) + SWEEP_INTERVAL_MS).toBeLessThanOrEqual(MINUTE);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 10_000 }), (attempts) => {
+        expect(backoffMs(attempts)).toBeGreaterThan(0);
+        expect(backoffMs(attempts)).toBeLessThanOrEqual(30 * MINUTE);
+        expect(backoffMs(attempts + 1)).toBeGreaterThanOrEqual(backoffMs(attempts));
+      }),
+    );
+  });
+
+  it("backs off: the waits grow until they reach 30 minutes, and all attempts together span an outage of hours", () => {
+    const waits = Array.from({ length: MAX_ATTEMPTS - 1 }, (_, i) => backoffMs(i + 1));
+    const capped = waits.findIndex((wait) => wait === 30 * MINUTE);
+    expect(capped).toBeGreaterThan(0);
+    for (let i = 1; i <= capped; i++) expect(waits[i]).toBeGreaterThan(waits[i - 1]!);
+    expect(waits.reduce((sum, wait) => sum + wait, 0)).toBeGreaterThanOrEqual(2 * 60 * MINUTE);
+  });
+
+  it("reclaims a message whose claim is older than a live attempt can be: STALE_CLAIM_MS exceeds the send timeout", () => {
+    expect(STALE_CLAIM_MS).toBeGreaterThan(SEND_TIMEOUT_MS);
+    expect(STALE_CLAIM_MS).toBeLessThanOrEqual(5 * MINUTE);
   });
 
   it(`gives up after ${MAX_ATTEMPTS} attempts: the message stays failed with its last error, and is not tried again`, async () => {

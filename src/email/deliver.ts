@@ -4,8 +4,13 @@
 // which covers the one remaining gap (a worker that dies after Resend accepted the mail and before it could
 // mark it sent is reclaimed later, and Resend answers the retry with the first result).
 //
-// A failed attempt is retried with exponential backoff (1, 2, 4, ... minutes, at most an hour apart); after
-// MAX_ATTEMPTS the message stays `failed`, visible in `mail:list`. Without RESEND_API_KEY there is no
+// A failed attempt is retried with exponential backoff (CONTRACT.md 11, issue 10 point 6): the first retry is
+// due 30 seconds after the failure (the sweep, every SWEEP_INTERVAL_MS, then sends it within a minute of the
+// failure), then 1, 2, 4, ... minutes, at most 30 minutes apart; after MAX_ATTEMPTS (about three hours of
+// trying) the message stays `failed`, visible in `mail:list`. A send that does not answer within
+// SEND_TIMEOUT_MS counts as failed; a claim that a process never finished (it died) is taken again after
+// STALE_CLAIM_MS. RESEND_BASE_URL (the Resend SDK's own variable) points the transport at another API, e.g. a
+// local stand-in. Without RESEND_API_KEY there is no
 // transport: nothing is claimed and every message stays `pending`, readable in the outbox.
 //
 // A message that carries a single-use link (a redeem or confirmation token) also holds a copy without it;
@@ -16,6 +21,7 @@ import { now, nowMs } from "@/clock";
 import { env } from "@/env";
 import { db, write } from "@/server/db";
 import { log, redact } from "@/server/log";
+import { countMailFailure } from "@/server/metrics";
 
 export type MailToSend = { id: number; to: string; subject: string; text: string; html: string; createdAt: Date };
 
@@ -25,15 +31,20 @@ export type MailToSend = { id: number; to: string; subject: string; text: string
  */
 export type MailTransport = (message: MailToSend) => Promise<{ providerId: string | null }>;
 
-export const MAX_ATTEMPTS = 8;
-export const BASE_BACKOFF_MS = 60_000;
-export const MAX_BACKOFF_MS = 3_600_000;
-/** A `sending` claim older than this belongs to a worker that died; the message is claimed again. */
-export const STALE_CLAIM_MS = 5 * 60_000;
+export const MAX_ATTEMPTS = 12;
+export const BASE_BACKOFF_MS = 30_000;
+export const MAX_BACKOFF_MS = 30 * 60_000;
+/** An attempt whose send has not answered by then has failed (the provider, or the network, hangs). */
+export const SEND_TIMEOUT_MS = 30_000;
+/**
+ * A `sending` claim older than this belongs to a process that died (a live one finishes or fails its attempt
+ * within SEND_TIMEOUT_MS and a few database writes); the message is claimed again.
+ */
+export const STALE_CLAIM_MS = 2 * 60_000;
 const BATCH = 25;
 const MAX_PER_RUN = 500;
 
-/** The wait after the `attempts`-th failed attempt: 1 minute, doubling, at most an hour. */
+/** The wait after the `attempts`-th failed attempt: 30 seconds, doubling, at most 30 minutes. */
 export function backoffMs(attempts: number): number {
   return Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** Math.max(0, attempts - 1));
 }
@@ -63,7 +74,9 @@ let configured: { key: string; transport: MailTransport } | null = null;
 export function defaultTransport(): MailTransport | null {
   const { resendApiKey, mailFrom } = env();
   if (!resendApiKey) return null;
-  if (configured?.key !== resendApiKey) configured = { key: resendApiKey, transport: resendTransport(resendApiKey, mailFrom) };
+  const { resendBaseUrl } = env();
+  const key = `${resendApiKey}\n${resendBaseUrl ?? ""}`;
+  if (configured?.key !== key) configured = { key, transport: resendTransport(resendApiKey, mailFrom, resendBaseUrl ?? undefined) };
   return configured.transport;
 }
 
@@ -97,6 +110,15 @@ function claimable(at: Date) {
 
 const errorText = (error: unknown) => redact(error instanceof Error ? error.message : String(error)).slice(0, 500) || "unknown error";
 
+/** The send, or a failure once `ms` have passed without an answer (the late answer is ignored). */
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from the mail provider within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
 /** Claims one message: the conditional update is the whole transaction. Returns the claim time, or null. */
 async function claim(id: number): Promise<Date | null> {
   const at = now();
@@ -115,7 +137,7 @@ async function attempt(id: number, transport: MailTransport, result: DeliveryRes
   const message = await (await db()).mailMessage.findUniqueOrThrow({ where: { id } });
   const ours = { id, status: "sending", claimedAt };
   try {
-    const { providerId } = await transport(message);
+    const { providerId } = await withTimeout(transport(message), SEND_TIMEOUT_MS);
     // Once the provider has the mail, the stored copy loses its single-use link (CONTRACT.md 14).
     const redacted = {
       ...(message.redactedText !== null ? { text: message.redactedText, redactedText: null } : {}),
@@ -136,6 +158,7 @@ async function attempt(id: number, transport: MailTransport, result: DeliveryRes
       }),
     );
     result.failed++;
+    countMailFailure();
     if (last) result.gaveUp++;
     log.warn(last ? "mail delivery failed for good" : "mail delivery failed, will retry", { mailId: id, attempts: message.attempts, error: lastError });
   }

@@ -6,7 +6,8 @@
 import { deliverDue, defaultTransport } from "@/email/deliver";
 import { log } from "@/server/log";
 
-export const SWEEP_INTERVAL_MS = 60_000;
+/** Often enough that a retry due 30 s after a failure goes out within a minute of it (src/email/deliver.ts). */
+export const SWEEP_INTERVAL_MS = 15_000;
 
 // On globalThis: once per process, also across dev-server reloads and across the two copies of this module
 // that the custom server holds (its own, and Next's bundle's).

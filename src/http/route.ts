@@ -1,5 +1,6 @@
 // One wrapper for every /api route handler: method dispatch (405 with Allow), CORS (CONTRACT.md 1), and the
-// single error path: ApiError -> its status and {"error"}; database contention -> 503; anything else is
+// single error path: ApiError -> its status and {"error"}; database contention or outage -> 503 with
+// Retry-After (src/server/db-errors.ts); anything else is
 // logged with a request id and answered {"error": "server_error"}. Handlers stay plain
 // (Request, context) => Promise<Response> so that they run anywhere a Web Request does.
 import { randomUUID } from "node:crypto";
@@ -7,7 +8,12 @@ import { clientAddress } from "@/http/client-address";
 import { ApiError, methodNotAllowed } from "@/http/errors";
 import { requestContext, runWithRequestContext } from "@/http/request-context";
 import { json } from "@/http/respond";
+import { databaseFailure } from "@/server/db-errors";
 import { log, redact } from "@/server/log";
+import { countDatabaseError } from "@/server/metrics";
+
+/** Retry-After of a 503 for a database that cannot be reached (it is retried at most this often). */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 export type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
 export type Handler = (request: Request, context: RouteContext) => Promise<Response>;
@@ -22,16 +28,6 @@ export type RouteOptions = {
   /** Answer browser clients of any origin (bearer requests only; never cookie-authenticated ones). */
   cors?: boolean;
 };
-
-/** Prisma's codes for a transaction that timed out or lost a write conflict: retry, not a 500. */
-const RETRYABLE = new Set(["P1008", "P2028", "P2034"]);
-
-function isRetryable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && RETRYABLE.has(code)) return true;
-  const message = error instanceof Error ? error.message : "";
-  return /SQLITE_BUSY|database is locked|could not serialize access|deadlock detected/i.test(message);
-}
 
 const SESSION_COOKIE = /(?:^|;\s*)(?:__Secure-)?next-auth\.session-token(?:\.\d+)?=/;
 
@@ -58,9 +54,16 @@ export function errorResponse(error: unknown, request: Request, kind: "api" | "o
     if (error.status >= 500) log.warn("request failed", { status: error.status, error: error.error, path: redact(new URL(request.url).pathname) });
     return json({ error: error.error }, error.status, error.headers);
   }
-  if (isRetryable(error)) {
-    log.warn("database busy", { path: redact(new URL(request.url).pathname) });
-    return json({ error: kind === "oauth" ? "temporarily_unavailable" : "service busy, retry" }, 503, { "Retry-After": "1" });
+  const failure = databaseFailure(error);
+  if (failure) {
+    // CONTRACT.md 1 and 11: the database is busy or cannot be reached: a 503 the client may retry, never a 500.
+    countDatabaseError(failure);
+    log.warn(failure === "busy" ? "database busy" : "database unavailable", {
+      path: redact(new URL(request.url).pathname),
+      error: redact(error instanceof Error ? error.message.split("\n").filter(Boolean).at(-1) ?? error.name : String(error)),
+    });
+    if (failure === "busy") return json({ error: kind === "oauth" ? "temporarily_unavailable" : "service busy, retry" }, 503, { "Retry-After": "1" });
+    return json({ error: kind === "oauth" ? "temporarily_unavailable" : "database unavailable" }, 503, { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) });
   }
   const requestId = randomUUID();
   log.error("unexpected error", {

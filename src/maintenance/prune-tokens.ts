@@ -16,6 +16,8 @@ import { write } from "@/server/db";
 
 export const TOKEN_KEEP_MS = 24 * 3600 * 1000;
 export const PERMISSION_REQUEST_KEEP_MS = 30 * 24 * 3600 * 1000;
+/** Security events are kept 90 days (CONTRACT.md 11). */
+export const AUDIT_EVENT_KEEP_MS = 90 * 24 * 3600 * 1000;
 
 export type PruneCounts = {
   access_tokens: number;
@@ -30,6 +32,7 @@ export type PruneCounts = {
   dpop_proofs: number;
   pushed_requests: number;
   registration_tokens: number;
+  audit_events: number;
 };
 
 /**
@@ -95,6 +98,7 @@ export async function pruneTokens(): Promise<PruneCounts> {
   const proofs = await write((tx) => tx.dpopProof.deleteMany({ where: { expiresAt: { lt: new Date(at) } } }));
   const pushed = await write((tx) => tx.pushedAuthorizationRequest.deleteMany({ where: { expiresAt: { lt: tokenCutoff } } }));
   const registrationTokens = await write((tx) => tx.registrationToken.deleteMany({ where: { expiresAt: { lt: tokenCutoff } } }));
+  const auditEvents = await write((tx) => tx.auditEvent.deleteMany({ where: { at: { lt: new Date(at - AUDIT_EVENT_KEEP_MS) } } }));
 
   return {
     access_tokens: accessTokens.count,
@@ -109,5 +113,6 @@ export async function pruneTokens(): Promise<PruneCounts> {
     dpop_proofs: proofs.count,
     pushed_requests: pushed.count,
     registration_tokens: registrationTokens.count,
+    audit_events: auditEvents.count,
   };
 }

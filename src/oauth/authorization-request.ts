@@ -65,6 +65,21 @@ export function openRequest(sealed: string, userId: number): AuthorizationReques
   return request;
 }
 
+/**
+ * The redirect URI of an intact, unexpired sealed request, whoever it belongs to (the page checks the user):
+ * for the consent page's form-action (src/http/security-headers.ts). Null for anything else.
+ */
+export function sealedRedirectUri(sealed: string): string | null {
+  const [body, signature, extra] = sealed.split(".");
+  if (!body || !signature || extra !== undefined || !macMatches(mac("seal", body), signature)) return null;
+  try {
+    const request = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as AuthorizationRequest;
+    return request.expiresAt > nowMs() && typeof request.redirectUri === "string" && request.redirectUri ? request.redirectUri : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The consent form's CSRF token: bound to the user and to the exact sealed request on the page. */
 export function consentCsrfToken(userId: number, sealed: string): string {
   return mac("csrf", `${userId}:${sealed}`);

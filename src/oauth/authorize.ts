@@ -24,6 +24,7 @@ import { formatScope, isSubset, parseScope, storedScopes, type Scope } from "@/o
 import { startGrant } from "@/oauth/tokens";
 import { checkResources } from "@/resource/resource";
 import { claimPushedRequest, pushedParams } from "@/par/pushed-requests";
+import { countTokenIssued } from "@/server/metrics";
 
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
 
@@ -51,6 +52,7 @@ export async function completeAuthorization(request: AuthorizationRequest, clien
   if (request.responseType === "token") {
     // RFC 6749 4.2.2: never a refresh token in an implicit response.
     const record = await startGrant({ clientId: client.id, publicClientId: client.clientId, userId: request.userId, grantType: "implicit", scopes: request.scopes, withRefreshToken: false });
+    countTokenIssued("implicit");
     return responseRedirect(target, { access_token: record.access_token, token_type: "Bearer", expires_in: String(record.expires_in), scope: record.scope }, status);
   }
   const code = randomSecret();

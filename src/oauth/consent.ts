@@ -13,9 +13,10 @@ import { decideDeviceAuthorization } from "@/device/decide-device-authorization"
 import { csrfTokenMatches, openRequest } from "@/oauth/authorization-request";
 import { completeAuthorization, errorRedirect } from "@/oauth/authorize";
 import { formatScope, storedScopes } from "@/oauth/scope";
+import { recordEvent, recordEventInTx } from "@/audit/record-event";
 
 /** Remembers that the user approved these scopes for this client (added to what was approved before). */
-async function rememberConsent(userId: number, clientId: number, scopes: string[]): Promise<void> {
+async function rememberConsent(userId: number, clientId: number, publicClientId: string, scopes: string[], ip: string): Promise<void> {
   const at = now();
   await write(async (tx) => {
     const existing = await tx.consent.findUnique({ where: { userId_clientId: { userId, clientId } } });
@@ -25,6 +26,7 @@ async function rememberConsent(userId: number, clientId: number, scopes: string[
       create: { userId, clientId, scopes: union, createdAt: at, updatedAt: at },
       update: { scopes: union, updatedAt: at },
     });
+    await recordEventInTx(tx, { type: "consent.granted", userId, clientId: publicClientId, ip, detail: { scope: formatScope(storedScopes(scopes.join(" "))), remembered: true } });
   });
 }
 
@@ -56,6 +58,8 @@ export async function handleConsentDecision(request: Request): Promise<Response>
   }
   const target = { redirectUri: authorization.redirectUri, mode: authorization.responseType === "token" ? "fragment" : "query", state: authorization.state } as const;
   if (form.decision !== "approve") return errorRedirect(target, "access_denied", 303);
-  if (!isPublicClient(client) && !client.firstParty) await rememberConsent(user.id, client.id, authorization.scopes);
+  const ip = clientAddress(request);
+  if (!isPublicClient(client) && !client.firstParty) await rememberConsent(user.id, client.id, client.clientId, authorization.scopes, ip);
+  else await recordEvent({ type: "consent.granted", userId: user.id, clientId: client.clientId, ip, detail: { scope: formatScope(authorization.scopes), remembered: false } });
   return completeAuthorization(authorization, client, 303);
 }

@@ -10,6 +10,6 @@ import { revokeGrantInTx } from "@/oauth/tokens";
 export async function deleteAccessToken(token: string): Promise<void> {
   const row = await (await db()).accessToken.findUnique({ where: { digest: digest(token) }, select: { grantId: true, revokedAt: true } });
   if (!row || row.revokedAt) throw notFound("no such token");
-  const revoked = await write((tx) => revokeGrantInTx(tx, row.grantId));
+  const revoked = await write((tx) => revokeGrantInTx(tx, row.grantId, { type: "token.revoked", detail: { via: "token deleted" } }));
   if (revoked === 0) throw notFound("no such token");
 }

@@ -13,14 +13,22 @@ import { authenticateClient } from "@/oauth/client-auth";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
 import { findTokenByValue, revokeGrantInTx } from "@/oauth/tokens";
+import { recordEventInTx } from "@/audit/record-event";
 
 export async function revokeToken(client: Client, token: string, hint: string | undefined): Promise<void> {
   const found = await findTokenByValue(token, hint);
   if (!found) return;
   if (found.clientId !== client.id) throw new OAuthError("unauthorized_client", {}, "token of another client");
   await write(async (tx) => {
-    if (found.kind === "refresh_token") await revokeGrantInTx(tx, found.grantId);
-    else await tx.accessToken.updateMany({ where: { id: found.id, revokedAt: null }, data: { revokedAt: now() } });
+    // RFC 7009 2.1: a refresh token ends its grant, an access token only itself.
+    if (found.kind === "refresh_token") {
+      await revokeGrantInTx(tx, found.grantId, { type: "token.revoked", detail: { via: "revocation endpoint", token_type: "refresh_token" } });
+      return;
+    }
+    const { count } = await tx.accessToken.updateMany({ where: { id: found.id, revokedAt: null }, data: { revokedAt: now() } });
+    if (count > 0) {
+      await recordEventInTx(tx, { type: "token.revoked", userId: found.user.id, clientId: client.clientId, detail: { via: "revocation endpoint", token_type: "access_token" } });
+    }
   });
 }
 

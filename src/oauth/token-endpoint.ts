@@ -8,6 +8,7 @@ import { readBody } from "@/http/body";
 import { json, NO_STORE } from "@/http/respond";
 import { authenticateClient } from "@/oauth/client-auth";
 import { OAuthError } from "@/oauth/errors";
+import { countTokenIssued } from "@/server/metrics";
 import { authorizationCodeGrant } from "@/oauth/grants/authorization-code";
 import { clientCredentialsGrant } from "@/oauth/grants/client-credentials";
 import { deviceCodeGrant, GRANT_TYPE as DEVICE_CODE } from "@/oauth/grants/device-code";
@@ -55,6 +56,7 @@ export async function handleTokenRequest(request: Request): Promise<Response> {
   if (mayCarryIdToken) await currentSigningKey();
   const record = await handler(client, params, context);
   const idToken = mayCarryIdToken && record.scopes.includes("openid") ? await idTokenForAccessToken(record.access_token) : null;
+  countTokenIssued(grantType);
   return json(idToken ? { ...record, id_token: idToken } : record, 200, NO_STORE);
 }
 

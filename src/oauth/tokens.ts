@@ -5,7 +5,8 @@ import { now } from "@/clock";
 import { digest, randomSecret } from "@/server/crypto";
 import { write, type Tx } from "@/server/db";
 import { formatScope, storedScopes, type Scope } from "@/oauth/scope";
-import { auditRow } from "@/audit/record-event";
+import { auditRow, recordEventInTx } from "@/audit/record-event";
+import type { AuditDetail } from "@/audit/events";
 import { startGrant as insertGrantWithTokens, tokenByValue, type NewTokenRow, type TokenByValue } from "@/server/fast-sql";
 import { userUri } from "@/users/represent";
 import { isPublicClient } from "@/clients/represent";
@@ -134,21 +135,32 @@ export async function startGrant(options: {
   return record;
 }
 
+/** The audit event a revocation records (CONTRACT.md 11), with short facts (how it was asked for). */
+export type RevocationEvent = { type: "token.revoked" | "token.reuse_detected" | "code.reused"; detail?: AuditDetail };
+
 /**
  * Revokes a grant and every access and refresh token in it. The grant row is written first: a rotation
  * running at the same time locks the same row, so either it sees the grant revoked and rolls back, or its
  * new tokens are committed before these updates run and are revoked with the rest.
  */
-export async function revokeGrantInTx(tx: Tx, grantId: number): Promise<number> {
+export async function revokeGrantInTx(tx: Tx, grantId: number, event?: RevocationEvent): Promise<number> {
   const at = now();
   const { count } = await tx.grant.updateMany({ where: { id: grantId, revokedAt: null }, data: { revokedAt: at } });
   await tx.accessToken.updateMany({ where: { grantId, revokedAt: null }, data: { revokedAt: at } });
   await tx.refreshToken.updateMany({ where: { grantId, revokedAt: null }, data: { revokedAt: at } });
+  // CONTRACT.md 11: in the same transaction. A revocation is recorded when it ended something; a replay
+  // (token.reuse_detected, code.reused) always, also when its grant had ended already.
+  if (event && (count > 0 || event.type !== "token.revoked")) {
+    const grant = await tx.grant.findUnique({ where: { id: grantId }, select: { userId: true, grantType: true, client: { select: { clientId: true } } } });
+    if (grant) {
+      await recordEventInTx(tx, { type: event.type, userId: grant.userId, clientId: grant.client.clientId, detail: { grant_type: grant.grantType, ...event.detail } });
+    }
+  }
   return count;
 }
 
-export function revokeGrant(grantId: number): Promise<number> {
-  return write((tx) => revokeGrantInTx(tx, grantId));
+export function revokeGrant(grantId: number, event?: RevocationEvent): Promise<number> {
+  return write((tx) => revokeGrantInTx(tx, grantId, event));
 }
 
 /**

@@ -1,3 +1,4 @@
+import { recordEventInTx } from "@/audit/record-event";
 import { now } from "@/clock";
 import { conflict, forbidden, notFound } from "@/http/errors";
 import { db, write } from "@/server/db";
@@ -23,12 +24,16 @@ export async function deletePermissionRequest(options: { id: number; viewerId: n
   if (row.status === "redeemed") throw conflict(REDEEMED);
   const at = now();
   // One conditional write: a redeem or another delete racing this one makes it match nothing.
-  const ended = await write((tx) =>
-    tx.permissionRequest.updateMany({
+  const ended = await write(async (tx) => {
+    const result = await tx.permissionRequest.updateMany({
       where: { id, deletedAt: null, status: "pending" },
       data: { deletedAt: at, endedAt: at, pendingKey: null, ...(isTarget ? { status: "declined" } : {}) },
-    }),
-  );
+    });
+    if (result.count === 1 && isTarget) {
+      await recordEventInTx(tx, { type: "permission_request.declined", userId: viewerId, detail: { request: id, bundle: row.bundleId, requested_by: row.requestedById } });
+    }
+    return result;
+  });
   if (ended.count === 1) return;
   const current = await (await db()).permissionRequest.findUnique({ where: { id }, select: { status: true } });
   if (current?.status === "redeemed") throw conflict(REDEEMED);

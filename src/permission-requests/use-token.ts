@@ -2,6 +2,7 @@
 // redeem (PUT). Only user_target may use a token (SPEC.md 4.4 rule 1): 404 for an unknown token, 403 for
 // anyone else, 410 once the request is no longer pending (redeemed, declined, expired or deleted). Nothing is
 // ever redeemed by a GET, since mail scanners follow links.
+import { recordEventInTx } from "@/audit/record-event";
 import { nowMs } from "@/clock";
 import { forbidden, gone, notFound } from "@/http/errors";
 import { isFirstParty, type Principal } from "@/http/auth";
@@ -48,6 +49,7 @@ export async function redeemPermissionToken(options: { token: string; principal:
         data: { status: "redeemed", redeemedAt: at, endedAt: at, pendingKey: null },
       });
       if (claimed.count === 0) return false;
+      await recordEventInTx(tx, { type: "permission_request.redeemed", userId: row.userTargetId, detail: { request: row.id, bundle: row.bundleId, user_allowed: row.userAllowedId } });
       const key = { bundleId: row.bundleId, userAllowedId: row.userAllowedId };
       // The owner may have granted the same access directly in the meantime: then it is already there.
       if (!(await tx.bundlePermission.findUnique({ where: { bundleId_userAllowedId: key } }))) {

@@ -10,6 +10,17 @@
 //   A second connection would be worse: its busy wait is synchronous and would block the event loop that
 //   Prisma's open transaction needs in order to finish.
 // - PostgreSQL: one pg.Pool shared by Prisma (new PrismaPg(pool)) and our prepared statements.
+//
+// Every wait on the database is bounded (issue 10 point 4: a database that cannot answer is a 503 within 10
+// seconds, never a hang; src/server/db-errors.ts says which failures those are): on PostgreSQL a connection
+// (or a place in the pool's queue) within CONNECT_TIMEOUT_MS, each statement within STATEMENT_TIMEOUT_MS on
+// the server (statement_timeout, lock waits included) and QUERY_TIMEOUT_MS on the client (a connection that
+// silently died), TCP keep-alive on every connection, and idle_in_transaction_session_timeout; on SQLite the
+// busy timeout (5 s); for every Prisma transaction TRANSACTION_MAX_WAIT_MS to start (the pool, or on SQLite
+// the connection's lock) and TRANSACTION_TIMEOUT_MS to finish. The pool drops connections that fail and
+// makes new ones on demand, and a client whose first connection failed is made again on the next call, so
+// the service recovers by itself when the database is back. The CLI (long maintenance statements) lifts the
+// statement bounds with allowLongStatements().
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type BetterSqlite3 from "better-sqlite3";
@@ -17,6 +28,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import pg from "pg";
 import { env } from "@/env";
+import { log } from "@/server/log";
 import { PrismaClient as PostgresClient } from "@/generated/postgresql/client";
 import { Prisma, PrismaClient as SqliteClient } from "@/generated/sqlite/client";
 
@@ -33,7 +45,14 @@ export type Driver =
     }
   | { kind: "postgresql"; pool: pg.Pool };
 
-type Holder = { client?: Db; ready?: Promise<Db>; driver?: Driver; pool?: pg.Pool };
+type Holder = { client?: Db; ready?: Promise<Db>; driver?: Driver; pool?: pg.Pool; longStatements?: boolean };
+
+export const CONNECT_TIMEOUT_MS = 3_000;
+export const STATEMENT_TIMEOUT_MS = 5_000;
+export const QUERY_TIMEOUT_MS = 6_000;
+export const TRANSACTION_MAX_WAIT_MS = 4_000;
+export const TRANSACTION_TIMEOUT_MS = 8_000;
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
 // On globalThis: one per process, also for the second copy of this module that the custom server's route
 // modules load beside Next's bundle (STACK.md).
 const globalHolder = globalThis as typeof globalThis & { __appDb?: Holder };
@@ -98,7 +117,20 @@ function lockedSqliteFactory(inner: PrismaBetterSqlite3, lock: Lock, onConnect: 
 function createClient(): { client: Db; init: (client: Db) => Promise<void> } {
   const { database } = env();
   if (database.kind === "postgresql") {
-    const pool = new pg.Pool({ connectionString: database.url, max: 10 });
+    const long = holder.longStatements === true;
+    const pool = new pg.Pool({
+      connectionString: database.url,
+      max: 10,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      statement_timeout: long ? 0 : STATEMENT_TIMEOUT_MS,
+      query_timeout: long ? 0 : QUERY_TIMEOUT_MS,
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 5_000,
+    });
+    // An idle connection that the server closes (PostgreSQL stopped or restarted) is an 'error' event on the
+    // pool; unheard, it would end the process. The pool has already dropped that connection.
+    pool.on("error", (error) => log.warn("database connection lost", { error: error.message }));
     holder.pool = pool;
     holder.driver = { kind: "postgresql", pool };
     // The PostgreSQL client is generated from the same model; only its provider literal differs.
@@ -163,7 +195,12 @@ export async function driver(): Promise<Driver> {
  */
 export async function write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
   const client = await db();
-  return client.$transaction(fn, { maxWait: 10_000, timeout: 15_000 });
+  return client.$transaction(fn, { maxWait: TRANSACTION_MAX_WAIT_MS, timeout: holder.longStatements ? 120_000 : TRANSACTION_TIMEOUT_MS });
+}
+
+/** For the CLI, before its first query: maintenance statements (tokens:prune) may run longer than requests'. */
+export function allowLongStatements(): void {
+  holder.longStatements = true;
 }
 
 export async function disconnectDb(): Promise<void> {

@@ -14,6 +14,7 @@ import { bodyReadAlready, MAX_BODY_BYTES } from "@/http/body";
 import { runAfterTasks, runWithRequestContext, type AfterTask } from "@/http/request-context";
 import { JSON_TYPE, serialisedBody } from "@/http/respond";
 import { log, redact } from "@/server/log";
+import { observeRequest } from "@/server/metrics";
 import { invoke, malformedPath, noSuchEndpoint, type RouteMatch } from "@/server/dispatch";
 import { matchRoute, MalformedPath, type RouteTable } from "@/server/routes";
 
@@ -171,8 +172,9 @@ export type FastLaneOptions = {
  * written and the request's after-response tasks have settled (shutdown waits for both). Never throws.
  */
 export async function serveFastLane(req: IncomingMessage, res: ServerResponse, decision: NonNullable<LaneDecision>, options: FastLaneOptions): Promise<void> {
+  const started = performance.now(); // a duration for the latency histogram, not a rule: not the clock
+  const method = req.method ?? "GET";
   try {
-    const method = req.method ?? "GET";
     const { body, oversize } = method === "GET" || method === "HEAD" ? { body: null, oversize: false } : await readBody(req);
     let response: Response;
     const after: AfterTask[] = [];
@@ -185,6 +187,7 @@ export async function serveFastLane(req: IncomingMessage, res: ServerResponse, d
     }
     // Past the limit the rest of the body stays unread: the connection closes after the answer.
     await writeResponse(res, response, method, oversize || (options.closing?.() ?? false));
+    observeRequest(decision.match?.route.pattern ?? "(none)", method, response.status, (performance.now() - started) / 1000);
     if (after.length) await runAfterTasks(after);
   } catch (error) {
     if (error instanceof ClientGone) res.destroy();

@@ -6,6 +6,6 @@ export async function checkDatabase(): Promise<void> {
   try {
     await (await db()).$queryRawUnsafe("SELECT 1");
   } catch {
-    throw new ApiError(503, "database unavailable", { "Retry-After": "5" });
+    throw new ApiError(503, "database unavailable", { "Retry-After": "5" }); // as route() answers an outage
   }
 }

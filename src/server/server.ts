@@ -19,6 +19,7 @@ import { disconnectDb } from "@/server/db";
 import { appendPeerAddress, decideLane, pathOf, serveFastLane } from "@/server/fast-lane";
 import { acceptQueueDrained } from "@/server/listener";
 import { log } from "@/server/log";
+import { metrics, observeRequest } from "@/server/metrics";
 import { buildRouteTable, preload } from "@/server/routes";
 import { hashingSlots } from "@/users/passwords";
 
@@ -42,6 +43,7 @@ export type AppServer = {
 export async function startAppServer(options: AppServerOptions): Promise<AppServer> {
   const nextApp = next({ dev: false, dir: options.dir, port: options.port });
   const routes = buildRouteTable(`${options.dir}/app`);
+  metrics(); // this process's registry (and, in a WORKERS worker, its answer to the primary's collection)
   // Next first: it sets up the runtime (globalThis.AsyncLocalStorage) that next/server, which route modules
   // import, needs when it is first loaded. Nothing imported above this line may load next/server.
   await nextApp.prepare();
@@ -66,6 +68,8 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       return;
     }
     if (closing) res.setHeader("Connection", "close");
+    const started = performance.now(); // a duration for the latency histogram, not a rule
+    res.once("finish", () => observeRequest("(next)", req.method ?? "GET", res.statusCode, (performance.now() - started) / 1000));
     track(
       new Promise<void>((done) => {
         res.once("close", done);

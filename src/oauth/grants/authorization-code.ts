@@ -14,6 +14,7 @@ import { verifierMatches } from "@/oauth/pkce";
 import { storedScopes } from "@/oauth/scope";
 import { dpopBinding, issueTokens, revokeGrant, type TokenRecord } from "@/oauth/tokens";
 import type { GrantContext } from "@/oauth/token-endpoint";
+import { recordEventInTx } from "@/audit/record-event";
 
 export const GRANT_TYPE = "authorization_code";
 
@@ -29,7 +30,7 @@ export async function authorizationCodeGrant(client: Client, params: Record<stri
   const row = await (await db()).authorizationCode.findUnique({ where: { digest: digest(code) } });
   if (!row || row.clientId !== client.id) throw new OAuthError("invalid_grant", {}, "unknown code");
   if (row.usedAt) {
-    await revokeGrant(row.grantId);
+    await revokeGrant(row.grantId, { type: "code.reused" });
     throw new OAuthError("invalid_grant", {}, "code replayed; tokens issued from it revoked");
   }
   if (row.expiresAt <= now()) throw new OAuthError("invalid_grant", {}, "expired code");
@@ -50,11 +51,13 @@ export async function authorizationCodeGrant(client: Client, params: Record<stri
       const live = await tx.grant.updateMany({ where: { id: row.grantId, revokedAt: null }, data: { lastUsedAt: at } });
       if (live.count !== 1) throw new LostClaim();
       const scopes = storedScopes(row.scopes);
-      return issueTokens(tx, { grantId: row.grantId, clientId: row.clientId, userId: row.userId, scopes, refreshScopes: scopes, ...dpopBinding(client, context) });
+      const record = await issueTokens(tx, { grantId: row.grantId, clientId: row.clientId, userId: row.userId, scopes, refreshScopes: scopes, ...dpopBinding(client, context) });
+      await recordEventInTx(tx, { type: "token.issued", userId: row.userId, clientId: client.clientId, detail: { grant_type: GRANT_TYPE, scope: record.scope } });
+      return record;
     });
   } catch (error) {
     if (!(error instanceof LostClaim)) throw error;
-    await revokeGrant(row.grantId);
+    await revokeGrant(row.grantId, { type: "code.reused", detail: { concurrent: true } });
     throw new OAuthError("invalid_grant", {}, "code used concurrently; tokens issued from it revoked");
   }
 }

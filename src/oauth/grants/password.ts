@@ -8,7 +8,9 @@
 import type { Client } from "@/generated/sqlite/client";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
-import { assertNotLimited, recordFailure } from "@/oauth/rate-limit";
+import { limitedFor, recordFailure } from "@/oauth/rate-limit";
+import { recordEvent } from "@/audit/record-event";
+import { tooManyRequests } from "@/http/errors";
 import { parseScope, type Scope } from "@/oauth/scope";
 import { userByEmail } from "@/server/fast-sql";
 import { dpopBinding, startGrant, type TokenRecord } from "@/oauth/tokens";
@@ -29,7 +31,12 @@ export async function passwordGrant(client: Client, params: Record<string, unkno
   const scopes = parseScope(stringParam(params, "scope")) ?? DEFAULT_PASSWORD_SCOPES;
 
   const limitKey = `password:${client.clientId}:${username}`;
-  await assertNotLimited(limitKey);
+  const limited = await limitedFor(limitKey);
+  if (limited !== null) {
+    const owner = await userByEmail(username);
+    await recordEvent({ type: "rate_limited", userId: owner?.id ?? null, clientId: client.clientId, detail: { limit: "password grant" } });
+    throw tooManyRequests(limited);
+  }
   const user = await userByEmail(username); // one statement (src/server/fast-sql.ts)
   const passwordOk = await verifyPassword(user?.passwordHash ?? null, password);
   if (!user || !passwordOk || user.id !== client.ownerId) {

@@ -94,11 +94,11 @@ export async function refreshTokenGrant(client: Client, params: Record<string, u
   } catch (error) {
     // A used token, or a claim lost to another use racing this one: that is a reuse, and the whole grant goes.
     if (error instanceof Reused) {
-      await revokeGrant(error.grantId);
+      await revokeGrant(error.grantId, { type: "token.reuse_detected" });
       throw new OAuthError("invalid_grant", {}, "refresh token reused; grant revoked");
     }
     if (error instanceof LostRotation) {
-      await revokeGrant(error.grantId);
+      await revokeGrant(error.grantId, { type: "token.reuse_detected", detail: { concurrent: true } });
       throw new OAuthError("invalid_grant", {}, "refresh token reused concurrently; grant revoked");
     }
     throw error;

@@ -1,0 +1,4 @@
+import { route } from "@/http/route";
+import { metricsResponse } from "@/server/metrics-endpoint";
+
+export const { GET, POST, PUT, DELETE, PATCH, OPTIONS } = route({ GET: metricsResponse });
