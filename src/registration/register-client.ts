@@ -8,7 +8,7 @@
 import type { Client } from "@/generated/sqlite/client";
 import { now } from "@/clock";
 import { env } from "@/env";
-import { recordEventInTx } from "@/audit/record-event";
+import { recordEvent, recordEventInTx } from "@/audit/record-event";
 import { ApiError, notFound } from "@/http/errors";
 import { readBody } from "@/http/body";
 import { clientAddress } from "@/http/client-address";
@@ -46,7 +46,13 @@ export async function handleRegistrationRequest(request: Request): Promise<Respo
     if (!row || row.usedAt || row.expiresAt <= now()) throw invalidToken(true);
   }
   const limitKey = `register:${clientAddress(request)}`;
-  await assertNotLimited(limitKey, REGISTRATION_LIMIT);
+  try {
+    await assertNotLimited(limitKey, REGISTRATION_LIMIT);
+  } catch (error) {
+    // CONTRACT.md 11: every limiter's refusal is an audit event (the route context holds the address).
+    await recordEvent({ type: "rate_limited", detail: { limit: "registration" } });
+    throw error;
+  }
 
   const body = await readBody(request, { invalidMessage: "invalid_client_metadata" });
   const metadata = parseClientMetadata(body);
