@@ -130,8 +130,8 @@ describe("the audit log records each security event", () => {
     const issued = await s.exchange();
     keep(issued.json.access_token as string);
     keep(issued.json.refresh_token as string);
-    expect(await disconnectApp({ userId: s.user.id, clientId: s.client.client_id })).toBe(1);
-    expect(await events("token.revoked", { userId: s.user.id })).toMatchObject([{ clientId: s.client.client_id, detail: { via: "disconnected" } }]);
+    expect(await disconnectApp({ userId: s.user.id, clientId: s.client.client_id })).toEqual({ found: true, consentForgotten: true, grantsRevoked: 1, tokensRevoked: 2 });
+    expect(await events("token.revoked", { userId: s.user.id })).toMatchObject([{ clientId: s.client.client_id, detail: { reason: "app disconnected", tokens: 2 } }]);
     expect(await events("consent.revoked", { userId: s.user.id })).toMatchObject([{ clientId: s.client.client_id }]);
   });
 

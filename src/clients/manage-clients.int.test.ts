@@ -4,8 +4,9 @@ import { call } from "@/testing/app";
 import { db } from "@/server/db";
 import { makeClient, makeUser, passwordSession } from "@/testing/factories";
 
+/** The client's audit events after its creation (client.created is the factory's, recorded by createClient). */
 const events = async (clientId: string) =>
-  (await (await db()).auditEvent.findMany({ where: { clientId }, orderBy: { id: "asc" } })).map((event) => ({ type: event.type, userId: event.userId }));
+  (await (await db()).auditEvent.findMany({ where: { clientId, type: { not: "client.created" } }, orderBy: { id: "asc" } })).map((event) => ({ type: event.type, userId: event.userId }));
 
 const passwordGrant = (clientId: string, secret: string, user: { email: string; password: string }) =>
   call("POST", "/api/connect/oauth2/token/", { body: { grant_type: "password", client_id: clientId, client_secret: secret, username: user.email, password: user.password } });
