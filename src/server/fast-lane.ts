@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import { bodyReadAlready, MAX_BODY_BYTES } from "@/http/body";
 import { runAfterTasks, runWithRequestContext, type AfterTask } from "@/http/request-context";
-import { JSON_TYPE, serialisedBody } from "@/http/respond";
+import { JSON_TYPE, unreadText } from "@/http/respond";
 import { log, redact } from "@/server/log";
 import { invoke, malformedPath, noSuchEndpoint, type RouteMatch } from "@/server/dispatch";
 import { matchRoute, MalformedPath, type RouteTable } from "@/server/routes";
@@ -127,11 +127,13 @@ async function writeResponse(res: ServerResponse, response: Response, method: st
   for (const cookie of response.headers.getSetCookie()) flat.push("set-cookie", cookie);
   for (const [name, value] of FAST_LANE_SECURITY_HEADERS) if (!present.has(name.toLowerCase())) flat.push(name, value);
   let payload: string | Buffer | null = null;
-  if (method !== "HEAD" && response.body) {
-    payload =
-      serialisedBody(response) ??
-      (textual.test(response.headers.get("content-type") ?? "") ? await response.text() : Buffer.from(await response.arrayBuffer()));
-    flat.push("Content-Length", String(typeof payload === "string" ? Buffer.byteLength(payload) : payload.length));
+  if (method !== "HEAD") {
+    // A TextResponse's text as it is (src/http/respond.ts); any other body read once, whole.
+    payload = unreadText(response) ?? null;
+    if (payload === null && response.body) {
+      payload = textual.test(response.headers.get("content-type") ?? "") ? await response.text() : Buffer.from(await response.arrayBuffer());
+    }
+    if (payload !== null) flat.push("Content-Length", String(typeof payload === "string" ? Buffer.byteLength(payload) : payload.length));
   }
   if (close) flat.push("Connection", "close");
   res.writeHead(response.status, flat);
