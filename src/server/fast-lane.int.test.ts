@@ -90,6 +90,15 @@ describe("responses on the wire", () => {
   });
 });
 
+describe("methods", () => {
+  it("answers a method the Fetch standard forbids (TRACE) with the JSON 405 of any method a route lacks", async () => {
+    const result = await rawExchange(portOf(server.url), ["TRACE /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]);
+    expect(result.text).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+    expect(result.text).toMatch(/\r\nallow: GET, HEAD, OPTIONS\r\n/i);
+    expect(result.text.endsWith('{"error":"method not allowed"}')).toBe(true);
+  });
+});
+
 describe("the 64 KiB body limit", () => {
   it("answers a declared oversize body with the handler's 413 before the body has arrived, and closes the connection", async () => {
     const head = "POST /api/connect/oauth2/token/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n";
