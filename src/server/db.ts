@@ -33,7 +33,7 @@ export type Driver =
     }
   | { kind: "postgresql"; pool: pg.Pool };
 
-type Holder = { client?: Db; ready?: Promise<Db>; driver?: Driver; pool?: pg.Pool };
+type Holder = { client?: Db; ready?: Promise<Db>; driver?: Driver; pool?: pg.Pool; initialised?: boolean };
 // On globalThis: one per process, also for the second copy of this module that the custom server's route
 // modules load beside Next's bundle (STACK.md).
 const globalHolder = globalThis as typeof globalThis & { __appDb?: Holder };
@@ -141,7 +141,10 @@ export function db(): Promise<Db> {
   if (!holder.ready) {
     const { client, init } = createClient();
     holder.client = client;
-    holder.ready = init(client).then(() => client);
+    holder.ready = init(client).then(() => {
+      holder.initialised = true;
+      return client;
+    });
     holder.ready.catch(() => {
       holder.ready = undefined;
     });
@@ -154,6 +157,11 @@ export async function driver(): Promise<Driver> {
   await db();
   if (!holder.driver) throw new Error("the database driver is not connected");
   return holder.driver;
+}
+
+/** The driver without waiting, once db() has initialised and connected it; else undefined (use driver()). */
+export function connectedDriver(): Driver | undefined {
+  return holder.initialised ? holder.driver : undefined;
 }
 
 /**
@@ -170,6 +178,7 @@ export async function disconnectDb(): Promise<void> {
   const { client, pool } = holder;
   holder.client = undefined;
   holder.ready = undefined;
+  holder.initialised = false;
   holder.driver = undefined;
   holder.pool = undefined;
   await client?.$disconnect();

@@ -36,7 +36,7 @@ function handlerFor(mod: RouteModule, method: string): RouteHandler | null {
 /** Runs the matched route's handler for the request's method. Never throws: failures become the error path. */
 export async function invoke(match: RouteMatch, request: Request): Promise<Response> {
   try {
-    const mod = await match.route.load();
+    const mod = match.route.module ?? (await match.route.load());
     const handler = handlerFor(mod, request.method);
     if (!handler) {
       if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: { Allow: allowHeader(mod) } });

@@ -14,7 +14,7 @@ import { bodyReadAlready, MAX_BODY_BYTES } from "@/http/body";
 import { runAfterTasks, runWithRequestContext, type AfterTask } from "@/http/request-context";
 import { JSON_TYPE, unreadText } from "@/http/respond";
 import { log, redact } from "@/server/log";
-import { LaneRequest } from "@/server/lane-request";
+import { LaneRequest, requestUrl } from "@/server/lane-request";
 import { invoke, malformedPath, noSuchEndpoint, type RouteMatch } from "@/server/dispatch";
 import { matchRoute, MalformedPath, type RouteTable } from "@/server/routes";
 
@@ -104,8 +104,7 @@ function readBody(req: IncomingMessage): Promise<ReadResult> {
 }
 
 function toRequest(req: IncomingMessage, origin: string, body: Buffer | null): Request {
-  const url = req.url && req.url.startsWith("/") ? origin + req.url : new URL(req.url ?? "/", origin + "/").href;
-  const request = new LaneRequest(req.method ?? "GET", url, req.headers, body as Uint8Array<ArrayBuffer> | null);
+  const request = new LaneRequest(req.method ?? "GET", requestUrl(origin, req.url || "/"), req.headers, body as Uint8Array<ArrayBuffer> | null);
   if (body) bodyReadAlready(request, body); // readBody() takes these bytes as they are
   return request;
 }

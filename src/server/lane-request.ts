@@ -5,7 +5,8 @@
 // read three of its fields.
 //
 // It answers every member of the Request interface as `new Request(url, { method, headers, body })` would:
-// the URL as the WHATWG parser serialises it, the headers as a real Headers (made on first use, from the
+// the URL as the WHATWG parser serialises it (requestUrl(), which skips the parser where it would change
+// nothing), the headers as a real Headers (made on first use, from the
 // header lines Node parsed), and for everything else (the body as a stream or read by a Request method,
 // clone(), signal, the fetch-only fields) a real Request made from the same parts on first use. It is not
 // `instanceof Request`: nothing in app/ or src/ asks, and handlers stay plain (request: Request) functions.
@@ -13,6 +14,20 @@ import type { IncomingHttpHeaders } from "node:http";
 
 /** Undici's Request normalises these methods' case (the Fetch standard's "normalize a method"). */
 const NORMALISED = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
+
+// Request targets that the WHATWG URL parser writes back as they are (characters outside its percent-encode
+// sets, no dot segments): for these the URL is the origin and the target, without parsing.
+const PLAIN_TARGET = /^(?:\/[\w\-.~!$&'()*+,;=:@%]*)+(?:\?[\w\-.~!$&()*+,;=:@%/?]*)?$/;
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?:[/?]|$)/i;
+
+/**
+ * The URL of a request target (the request line's path and query, or an absolute URL) as `new URL(target,
+ * origin).href` writes it. `origin` must be an origin as URL writes one (URL.origin).
+ */
+export function requestUrl(origin: string, target: string): string {
+  if (PLAIN_TARGET.test(target) && !DOT_SEGMENT.test(target)) return origin + target;
+  return new URL(target.startsWith("/") ? origin + target : target, origin + "/").href;
+}
 
 export class LaneRequest implements Request {
   readonly method: string;
@@ -22,11 +37,11 @@ export class LaneRequest implements Request {
   #headers: Headers | null = null;
   #request: Request | null = null;
 
-  /** `url` absolute; `bytes` the whole body as read from the socket (null without one). */
+  /** `url` as requestUrl() writes it; `bytes` the whole body as read from the socket (null without one). */
   constructor(method: string, url: string, headers: IncomingHttpHeaders, bytes: Uint8Array<ArrayBuffer> | null) {
     const upper = method.toUpperCase();
     this.method = NORMALISED.has(upper) ? upper : method;
-    this.url = new URL(url).href;
+    this.url = url;
     this.#source = headers;
     this.#bytes = bytes;
   }
