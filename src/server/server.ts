@@ -2,8 +2,7 @@
 // deployment mode) with a fast lane in front (issue 8). Every request first gets the socket's address appended
 // to X-Forwarded-For (src/http/client-address.ts); then /api (but next-auth's /api/auth/) and the route
 // handlers under /.well-known go to the route-handler exports directly (src/server/fast-lane.ts, staged per
-// turn of the event loop), and pages,
-// /api/auth/*, /_next/* and everything else to Next.
+// turn of the event loop), and pages, /api/auth/*, /_next/* and everything else to Next.
 //
 // Graceful shutdown (CONTRACT.md 11) on SIGTERM and SIGINT (src/server/workers.ts with WORKERS): stop
 // accepting connections, let the requests in flight finish (with their after-response work) for up to
