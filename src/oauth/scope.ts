@@ -40,7 +40,8 @@ export function formatScope(scopes: readonly Scope[]): string {
 
 /** Reads a stored scope string (already validated when it was written). */
 export function storedScopes(stored: string): Scope[] {
-  return SCOPES.filter((scope) => stored.split(" ").includes(scope));
+  const parts = stored.split(" ");
+  return SCOPES.filter((scope) => parts.includes(scope));
 }
 
 /** Whether `granted` allows what `required` names; readwrite covers readonly. */

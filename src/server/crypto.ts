@@ -1,14 +1,15 @@
 // Opaque secrets (tokens, codes, client secrets) and their digests. Only digests are stored; lookups are by
 // digest (an index, no comparison of the secret itself) and direct comparisons use timingSafeEqual.
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** 256 bits of randomness, base64url: 43 characters. */
 export function randomSecret(bytes = 32): string {
   return randomBytes(bytes).toString("base64url");
 }
 
+/** SHA-256, hex (crypto.hash: the one-shot form, a third of createHash's cost on every bearer request). */
 export function digest(secret: string): string {
-  return createHash("sha256").update(secret, "utf8").digest("hex");
+  return hash("sha256", secret, "hex");
 }
 
 /** Constant-time check of a presented secret against a stored digest. */

@@ -45,7 +45,7 @@ export type Driver =
     }
   | { kind: "postgresql"; pool: pg.Pool };
 
-type Holder = { client?: Db; ready?: Promise<Db>; driver?: Driver; pool?: pg.Pool; longStatements?: boolean };
+type Holder = { client?: Db; ready?: Promise<Db>; driver?: Driver; pool?: pg.Pool; longStatements?: boolean; initialised?: boolean };
 
 export const CONNECT_TIMEOUT_MS = 3_000;
 export const STATEMENT_TIMEOUT_MS = 5_000;
@@ -173,7 +173,10 @@ export function db(): Promise<Db> {
   if (!holder.ready) {
     const { client, init } = createClient();
     holder.client = client;
-    holder.ready = init(client).then(() => client);
+    holder.ready = init(client).then(() => {
+      holder.initialised = true;
+      return client;
+    });
     holder.ready.catch(() => {
       holder.ready = undefined;
     });
@@ -186,6 +189,11 @@ export async function driver(): Promise<Driver> {
   await db();
   if (!holder.driver) throw new Error("the database driver is not connected");
   return holder.driver;
+}
+
+/** The driver without waiting, once db() has initialised and connected it; else undefined (use driver()). */
+export function connectedDriver(): Driver | undefined {
+  return holder.initialised ? holder.driver : undefined;
 }
 
 /**
@@ -207,6 +215,7 @@ export async function disconnectDb(): Promise<void> {
   const { client, pool } = holder;
   holder.client = undefined;
   holder.ready = undefined;
+  holder.initialised = false;
   holder.driver = undefined;
   holder.pool = undefined;
   await client?.$disconnect();

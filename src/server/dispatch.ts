@@ -36,11 +36,14 @@ function handlerFor(mod: RouteModule, method: string): RouteHandler | null {
 /** Runs the matched route's handler for the request's method. Never throws: failures become the error path. */
 export async function invoke(match: RouteMatch, request: Request): Promise<Response> {
   try {
-    const mod = await match.route.load();
+    const mod = match.route.module ?? (await match.route.load());
     const handler = handlerFor(mod, request.method);
     if (!handler) {
       if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: { Allow: allowHeader(mod) } });
-      return json({ error: "method not allowed" }, 405, { Allow: allowHeader(mod) });
+      // A method no module can export (TRACE, CONNECT, ...): the methods the route answers, as its own OPTIONS
+      // says (route() lists what it handles, though it exports every method so that Next never answers one).
+      const own = typeof mod.OPTIONS === "function" ? await (mod.OPTIONS as RouteHandler)(new Request(request.url, { method: "OPTIONS" }), { params: Promise.resolve(match.params) }) : null;
+      return json({ error: "method not allowed" }, 405, { Allow: own?.headers.get("allow") ?? allowHeader(mod) });
     }
     const response = await handler(request, { params: Promise.resolve(match.params) });
     if (request.method === "HEAD" && response.body) return new Response(null, response);

@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { env } from "@/env";
 import { db } from "@/server/db";
-import { appendPeerAddress, decideLane, FAST_LANE_SECURITY_HEADERS, pathOf, serveFastLane } from "@/server/fast-lane";
+import { appendPeerAddress, decideLane, FAST_LANE_SECURITY_HEADERS, pathOf, queueFastLane } from "@/server/fast-lane";
 import { buildRouteTable } from "@/server/routes";
 import { startServer } from "@/testing/app";
 import { passwordSession } from "@/testing/factories";
@@ -87,6 +87,16 @@ describe("responses on the wire", () => {
       expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
       expect(await response.json()).toEqual(body);
     }
+  });
+});
+
+describe("methods", () => {
+  it("answers a method the Fetch standard forbids (TRACE) with the JSON 405 of any method a route lacks", async () => {
+    const result = await rawExchange(portOf(server.url), ["TRACE /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]);
+    expect(result.text).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+    const allow = /\r\nallow: ([^\r]*)\r\n/i.exec(result.text)?.[1];
+    expect(allow?.split(", ").sort()).toEqual(["GET", "HEAD", "OPTIONS"]);
+    expect(result.text.endsWith('{"error":"method not allowed"}')).toBe(true);
   });
 });
 
@@ -215,7 +225,7 @@ export function GET() {
     const routes = buildRouteTable(appDir);
     lane = createServer((req, res) => {
       const decision = decideLane(routes, pathOf(req.url));
-      if (decision) void serveFastLane(req, res, decision, { origin: env().appUrl });
+      if (decision) void queueFastLane(req, res, decision, { origin: env().appUrl });
     });
     await new Promise<void>((done) => lane.listen(0, "127.0.0.1", done));
   });
@@ -233,5 +243,72 @@ export function GET() {
     gate.open!();
     for (let i = 0; i < 100 && log.length < 2; i++) await new Promise((resolveWait) => setTimeout(resolveWait, 10));
     expect(log).toEqual(["task started", "task finished"]);
+  });
+});
+
+describe("a client that goes away before its answer", () => {
+  let appDir = "";
+  let lane: Server;
+  let port = 0;
+  const state: { started?: () => void; release?: () => void; settled: string[] } = { settled: [] };
+
+  beforeAll(async () => {
+    mkdirSync(resolve(".data/test"), { recursive: true });
+    appDir = mkdtempSync(resolve(".data/test/gone-"));
+    mkdirSync(join(appDir, "api", "slow"), { recursive: true });
+    writeFileSync(
+      join(appDir, "api", "slow", "route.ts"),
+      `export async function GET() {
+  const state = globalThis.__goneTest;
+  await new Promise((resolve) => { state.release = resolve; state.started(); });
+  return Response.json({ late: true });
+}
+export async function POST(request) {
+  return Response.json({ read: (await request.text()).length });
+}
+`,
+    );
+    (globalThis as Record<string, unknown>).__goneTest = state;
+    const routes = buildRouteTable(appDir);
+    lane = createServer((req, res) => {
+      const decision = decideLane(routes, pathOf(req.url));
+      if (!decision) return;
+      // ?early: the client is gone before the request's turn comes (its socket destroyed as it is queued).
+      if (req.url?.endsWith("?early")) req.socket.destroy();
+      void queueFastLane(req, res, decision, { origin: env().appUrl }).then(() => state.settled.push(`${req.method} ${req.url}`));
+    });
+    await new Promise<void>((done) => lane.listen(0, "127.0.0.1", done));
+    port = (lane.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    lane.closeAllConnections();
+    await new Promise((done) => lane.close(done));
+    rmSync(appDir, { recursive: true, force: true });
+  });
+
+  const waitFor = async (check: () => boolean) => {
+    for (let i = 0; i < 500 && !check(); i++) await new Promise((resolveWait) => setTimeout(resolveWait, 10));
+    return check();
+  };
+
+  it("while its handler runs: the lane is done with the request once the handler returns, with nothing to write", async () => {
+    const started = new Promise<void>((resolveStarted) => (state.started = resolveStarted));
+    const socket = connect(port, "127.0.0.1", () => socket.write("GET /api/slow HTTP/1.1\r\nHost: x\r\n\r\n"));
+    socket.on("error", () => {});
+    await started;
+    socket.destroy();
+    await waitFor(() => socket.destroyed);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 50)); // the server sees the connection close
+    state.release!();
+    expect(await waitFor(() => state.settled.includes("GET /api/slow"))).toBe(true);
+  });
+
+  it("before its turn: the lane lets it go unanswered, with or without a body to read", async () => {
+    for (const request of ["GET /api/slow?early HTTP/1.1\r\nHost: x\r\n\r\n", "POST /api/slow?early HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello"]) {
+      state.started = () => state.release!();
+      const result = await rawExchange(port, [request], 2_000);
+      expect(result).toEqual({ text: "", closed: true });
+    }
+    expect(await waitFor(() => state.settled.includes("GET /api/slow?early") && state.settled.includes("POST /api/slow?early"))).toBe(true);
   });
 });

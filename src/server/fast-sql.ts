@@ -30,7 +30,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import type { Client, User } from "@/generated/sqlite/client";
-import { driver } from "@/server/db";
+import { connectedDriver, driver } from "@/server/db";
 
 export type BearerToken = {
   userId: number;
@@ -129,6 +129,8 @@ const SQL = {
 } as const;
 
 type Statements = Record<keyof typeof SQL, BetterSqlite3.Statement>;
+/** Rows as arrays (columns in the statement's order): no object with named keys built per row. */
+const RAW_ROWS: ReadonlySet<keyof typeof SQL> = new Set(["bearer"]);
 const prepared = new WeakMap<BetterSqlite3.Database, Statements>();
 
 /** Prepared once per connection; plain numbers, not the BigInts the adapter's connection defaults to. */
@@ -138,7 +140,8 @@ function statements(connection: BetterSqlite3.Database): Statements {
     found = Object.fromEntries(
       Object.entries(SQL).map(([name, sql]) => {
         const statement = connection.prepare(sql);
-        return [name, statement.reader ? statement.safeIntegers(false) : statement];
+        if (!statement.reader) return [name, statement];
+        return [name, RAW_ROWS.has(name as keyof typeof SQL) ? statement.safeIntegers(false).raw(true) : statement.safeIntegers(false)];
       }),
     ) as Statements;
     prepared.set(connection, found);
@@ -365,15 +368,17 @@ function pgLookup<R extends pg.QueryResultRow>(pool: pg.Pool, name: "bearer" | "
 
 /** The live access token for a digest (not expired at `at`, neither it nor its grant revoked), or null. */
 export async function bearerToken(digest: string, at: Date): Promise<BearerToken | null> {
-  const d = await driver();
+  const d = connectedDriver() ?? (await driver());
   if (d.kind === "postgresql") {
     const row = await pgLookup<BearerToken & { digest: string; expiresAt: Date }>(d.pool, "bearer", "digest", digest);
     if (!row || row.expiresAt <= at) return null;
     const { userId, clientId, scopes, userName, userEmail, firstParty, jkt } = row;
     return { userId, clientId, scopes, userName, userEmail, firstParty, jkt };
   }
-  const row = (await sqliteRead(d, (s) => s.bearer.get(digest, sqliteTime(at)))) as (Omit<BearerToken, "firstParty"> & { firstParty: number }) | undefined;
-  return row ? { ...row, firstParty: row.firstParty === 1 } : null;
+  const read = (s: Statements) => s.bearer.get(digest, sqliteTime(at)) as [number, number, string, string, string, number, string | null] | undefined;
+  const found = sqliteRead(d, read);
+  const row = found instanceof Promise ? await found : found; // at once, unless a Prisma transaction is open
+  return row ? { userId: row[0], clientId: row[1], scopes: row[2], userName: row[3], userEmail: row[4], firstParty: row[5] === 1, jkt: row[6] } : null;
 }
 
 /** An access or refresh token by digest, live or not, looking first where `hint` says (RFC 7009 2.1). */

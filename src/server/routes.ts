@@ -27,6 +27,8 @@ export type Route = {
   segments: Segment[];
   /** Imports the module once; later calls return the same promise. */
   load: () => Promise<RouteModule>;
+  /** The module, once loaded (so that a request need not wait for load()'s settled promise). */
+  module?: RouteModule;
 };
 
 export type RouteTable = {
@@ -90,12 +92,13 @@ export function buildRouteTable(appDir = resolve("app"), roots: readonly string[
       if (NEXT_ONLY.some((prefix) => pattern === `/${prefix}` || pattern.startsWith(`/${prefix}/`))) continue;
       const file = join(dir, relativeFile);
       let loaded: Promise<RouteModule> | null = null;
-      routes.push({
+      const route: Route = {
         pattern,
         file,
         segments: urlFolders.map(parseSegment),
-        load: () => (loaded ??= import(pathToFileURL(file).href) as Promise<RouteModule>),
-      });
+        load: () => (loaded ??= (import(pathToFileURL(file).href) as Promise<RouteModule>).then((mod) => (route.module = mod))),
+      };
+      routes.push(route);
     }
   }
   routes.sort(compare);

@@ -1,8 +1,8 @@
 // `npm start`: a custom Next.js server (next({ dev: false }), prepare(), getRequestHandler(); a documented
 // deployment mode) with a fast lane in front (issue 8). Every request first gets the socket's address appended
 // to X-Forwarded-For (src/http/client-address.ts); then /api (but next-auth's /api/auth/) and the route
-// handlers under /.well-known go to the route-handler exports directly (src/server/fast-lane.ts), and pages,
-// /api/auth/*, /_next/* and everything else to Next.
+// handlers under /.well-known go to the route-handler exports directly (src/server/fast-lane.ts, staged per
+// turn of the event loop), and pages, /api/auth/*, /_next/* and everything else to Next.
 //
 // Graceful shutdown (CONTRACT.md 11) on SIGTERM and SIGINT (src/server/workers.ts with WORKERS): stop
 // accepting connections, let the requests in flight finish (with their after-response work) for up to
@@ -16,7 +16,7 @@ import { availableParallelism } from "node:os";
 import { stopMailSweep } from "@/email/sweep";
 import { env } from "@/env";
 import { disconnectDb } from "@/server/db";
-import { appendPeerAddress, decideLane, pathOf, serveFastLane } from "@/server/fast-lane";
+import { appendPeerAddress, decideLane, pathOf, queueFastLane } from "@/server/fast-lane";
 import { acceptQueueDrained } from "@/server/listener";
 import { log } from "@/server/log";
 import { metrics, observeRequest } from "@/server/metrics";
@@ -64,7 +64,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     appendPeerAddress(req);
     const decision = decideLane(routes, pathOf(req.url));
     if (decision) {
-      track(serveFastLane(req, res, decision, { origin, closing: () => closing }));
+      track(queueFastLane(req, res, decision, { origin, closing: () => closing }));
       return;
     }
     if (closing) res.setHeader("Connection", "close");

@@ -10,7 +10,7 @@ import { env } from "@/env";
 import { runAfterTasks, runWithRequestContext, type AfterTask } from "@/http/request-context";
 import { dispatch, routeTable } from "@/server/dispatch";
 import { buildRouteTable, type RouteTable } from "@/server/routes";
-import { appendPeerAddress, decideLane, pathOf, serveFastLane } from "@/server/fast-lane";
+import { appendPeerAddress, decideLane, pathOf, queueFastLane } from "@/server/fast-lane";
 
 export { dispatch };
 
@@ -58,7 +58,7 @@ export async function startServer(): Promise<{ url: string; close: () => Promise
   const server = createServer((req, res) => {
     appendPeerAddress(req);
     const decision = decideLane(routes, pathOf(req.url));
-    if (decision) void serveFastLane(req, res, decision, lane);
+    if (decision) void queueFastLane(req, res, decision, lane);
     else res.writeHead(404, { "Content-Type": "text/plain" }).end("not served without Next");
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));

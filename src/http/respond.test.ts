@@ -1,0 +1,69 @@
+// TextResponse (src/http/respond.ts): every reader sees what `new Response(text, init)` would give it, while
+// the fast lane takes the text as it is.
+import { describe, expect, it } from "vitest";
+import { json, JSON_TYPE, TextResponse, unreadText } from "@/http/respond";
+
+const INIT = { status: 201, statusText: "Made", headers: { "Content-Type": JSON_TYPE, "X-Extra": "1" } };
+const TEXT = JSON.stringify({ name: "Zoë", n: 1 });
+
+/** The same response both ways, so that every comparison is against undici's own Response. */
+const both = () => ({ ours: new TextResponse(TEXT, INIT), theirs: new Response(TEXT, INIT) });
+
+describe("TextResponse", () => {
+  it("has the status, status text and headers of a Response made with the same text", () => {
+    const { ours, theirs } = both();
+    expect(ours).toBeInstanceOf(Response);
+    expect([ours.status, ours.statusText, ours.ok, ours.type]).toEqual([theirs.status, theirs.statusText, theirs.ok, theirs.type]);
+    expect([...ours.headers]).toEqual([...theirs.headers]);
+  });
+
+  it("reads as the same body through text(), json(), arrayBuffer(), bytes(), blob() and the stream", async () => {
+    let pair = both();
+    expect(await pair.ours.text()).toBe(await pair.theirs.text());
+    pair = both();
+    expect(await pair.ours.json()).toEqual(await pair.theirs.json());
+    pair = both();
+    expect(new Uint8Array(await pair.ours.arrayBuffer())).toEqual(new Uint8Array(await pair.theirs.arrayBuffer()));
+    pair = both();
+    expect(await pair.ours.bytes()).toEqual(await pair.theirs.bytes());
+    pair = both();
+    const [ourBlob, theirBlob] = [await pair.ours.blob(), await pair.theirs.blob()];
+    expect([ourBlob.type, ourBlob.size]).toEqual([theirBlob.type, theirBlob.size]);
+    pair = both();
+    expect(await new Response(pair.ours.body).text()).toBe(TEXT);
+    expect(pair.ours.bodyUsed).toBe(true);
+  });
+
+  it("is read once: bodyUsed, a second read and clone() after a read behave as a Response's", async () => {
+    const { ours, theirs } = both();
+    expect(ours.bodyUsed).toBe(false);
+    const copy = ours.clone();
+    expect(copy).toBeInstanceOf(TextResponse);
+    expect([copy.status, copy.statusText, [...copy.headers]]).toEqual([201, "Made", [...theirs.headers]]);
+    await ours.text();
+    await theirs.text();
+    expect(ours.bodyUsed).toBe(theirs.bodyUsed);
+    await expect(ours.text()).rejects.toThrow(TypeError);
+    expect(() => ours.clone()).toThrow(TypeError);
+    expect(await copy.text()).toBe(TEXT); // the clone kept its own body
+  });
+
+  it("hands its text to the fast lane only while nobody has read it", async () => {
+    const response = json({ a: 1 }, 200, { "Cache-Control": "no-store" });
+    expect(unreadText(response)).toBe('{"a":1}');
+    expect(unreadText(new Response('{"a":1}'))).toBeUndefined();
+    await response.text();
+    expect(unreadText(response)).toBeUndefined();
+  });
+
+  it("refuses a body on a null-body status, as a Response does", () => {
+    expect(() => new Response("x", { status: 204 })).toThrow(TypeError);
+    expect(() => new TextResponse("x", { status: 204, headers: { "Content-Type": JSON_TYPE } })).toThrow(TypeError);
+  });
+
+  it("reaches a reader that re-wraps its body, as Next does for a route handler's answer", async () => {
+    const wrapped = new Response(json({ ok: true }, 202).body, { status: 202 });
+    expect(wrapped.status).toBe(202);
+    expect(await wrapped.json()).toEqual({ ok: true });
+  });
+});
