@@ -1,0 +1,138 @@
+// Requests that truly overlap, for the tests of single-use rules (CONTRACT.md 3, 4, 6: "exactly one of any
+// number of concurrent uses succeeds"). Firing requests with Promise.all is not enough: whatever a handler
+// does before its claim (decoding a session cookie, hashing) can stagger them so that each one runs after the
+// previous one has finished, and then a test of the race passes even when the claim is not conditional at all.
+//
+// A Barrier holds every request at the entrance of its handler until all of them have arrived, then lets them
+// go at once; a test checks `barrier.arrived` to show that they did overlap. The hold is in what the handler
+// itself waits for first, through its public interface, with no change to the code under test:
+//   - heldParams(): the route's `context.params` (every [param] route awaits it before anything else);
+//   - heldBody(): the request body, streamed as a slow client would send it (handlers read it first).
+// Requests are then authenticated with bearer tokens or client credentials (one indexed read), so that the
+// path from the barrier to the claim is short and the same for every request.
+
+/** Releases everyone once `size` callers have arrived. */
+export class Barrier {
+  #arrived = 0;
+  #open!: () => void;
+  readonly opened: Promise<void>;
+
+  constructor(readonly size: number) {
+    this.opened = new Promise<void>((resolve) => (this.#open = resolve));
+  }
+
+  /** How many have arrived so far. */
+  get arrived(): number {
+    return this.#arrived;
+  }
+
+  arrive(): Promise<void> {
+    this.#arrived++;
+    if (this.#arrived === this.size) this.#open();
+    return this.opened;
+  }
+}
+
+/** A route context whose params resolve only when every request sharing `barrier` has awaited them. */
+export function heldParams(barrier: Barrier, params: Record<string, string>) {
+  const thenable = {
+    then<R>(resolve: (value: Record<string, string>) => R, reject?: (error: unknown) => R) {
+      return barrier.arrive().then(() => resolve(params), reject);
+    },
+  };
+  return { params: thenable as unknown as Promise<Record<string, string>> };
+}
+
+/** A request body that a handler can read only when every request sharing `barrier` has started reading. */
+export function heldBody(barrier: Barrier, text: string): ReadableStream<Uint8Array> {
+  let sent = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (sent) return;
+        sent = true;
+        await barrier.arrive();
+        controller.enqueue(new TextEncoder().encode(text));
+        controller.close();
+      },
+    },
+    // highWaterMark 0: nothing is pulled until the handler reads, so arriving means "the handler started".
+    { highWaterMark: 0 },
+  );
+}
+
+/** Resolves with all results, or fails naming how many requests reached the barrier when some never do. */
+export async function together<T>(barrier: Barrier, requests: Promise<T>[], timeoutMs = 20_000): Promise<T[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`only ${barrier.arrived} of ${barrier.size} requests reached the barrier`)), timeoutMs);
+  });
+  try {
+    await Promise.race([barrier.opened, stalled]);
+    return await Promise.all(requests);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Holds back every claim on one row so that a test can line requests up in a chosen order: each request reads
+ * the row, then waits at its claim (the conditional update that opens its transaction); release() lets
+ * them claim in the order they arrived. This is how a test makes a request read a row *before* another one
+ * commits and claim it *after*: the window in which only a conditional claim keeps a single-use rule.
+ *   - PostgreSQL: the test's own transaction locks the row (SELECT ... FOR UPDATE); a claim then waits for the
+ *     lock, which PostgreSQL grants first come, first served, and re-checks its WHERE clause on the row as the
+ *     winner left it. waitForClaims(n) watches pg_stat_activity until n sessions wait on the test's lock.
+ *   - SQLite: a process has one connection, whose transactions queue first come, first served; the test's
+ *     own open transaction holds that queue. Reads do not queue, so each request reads and then waits at its
+ *     claim. SQLite cannot show who waits; waitForClaims() lets the event loop turn until the requests fired
+ *     so far are parked (they need one or two turns; it allows fifty), and the test's outcome shows the order.
+ */
+export async function holdClaims(table: string, id: number) {
+  const { env } = await import("@/env");
+  const { db, write } = await import("@/server/db");
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let holding!: (pid: number | null) => void;
+  const held = new Promise<number | null>((resolve) => (holding = resolve));
+  const postgres = env().database.kind === "postgresql";
+  const transaction = write(async (tx) => {
+    if (postgres) {
+      await tx.$queryRawUnsafe(`SELECT 1 FROM "${table}" WHERE "id" = $1 FOR UPDATE`, id);
+      const rows = await tx.$queryRawUnsafe<{ pid: number }[]>("SELECT pg_backend_pid() AS pid");
+      holding(rows[0]!.pid);
+    } else {
+      holding(null);
+    }
+    await gate;
+  });
+  const holder = await held;
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  return {
+    /** Resolves once `count` requests wait at their claim (PostgreSQL), or after fifty turns (SQLite). */
+    async waitForClaims(count: number): Promise<void> {
+      if (holder === null) {
+        for (let i = 0; i < 50; i++) await turn();
+        return;
+      }
+      const client = await db();
+      for (let i = 0; i < 2000; i++) {
+        const rows = await client.$queryRawUnsafe<{ waiting: number }[]>(
+          // Waiting on the test's lock, or (queued behind an earlier waiter) on a session that waits on it.
+          `WITH RECURSIVE blocked(pid) AS (
+             SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))
+             UNION SELECT a.pid FROM pg_stat_activity a JOIN blocked b ON b.pid = ANY(pg_blocking_pids(a.pid))
+           ) SELECT count(*)::int AS waiting FROM blocked`,
+          holder,
+        );
+        if (rows[0]!.waiting >= count) return;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      throw new Error(`fewer than ${count} requests ever waited at their claim`);
+    },
+    async release(): Promise<void> {
+      release();
+      await transaction;
+    },
+  };
+}
