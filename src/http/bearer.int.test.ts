@@ -55,11 +55,28 @@ describe("bearer authentication on /api/user/<id>/", () => {
     expect(expired.headers.get("www-authenticate")).toBe('Bearer realm="api", error="invalid_token"');
   });
 
-  it("never authenticates with a token in the query string or the body", async () => {
+  it("never authenticates with a token in the query string", async () => {
     const { user, accessToken } = await passwordSession("readonly");
     const res = await call("GET", `/api/user/${user.id}/?access_token=${accessToken}`);
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+    expect(res.json).toEqual({ error: "authentication required" });
+  });
+
+  it.each([
+    ["a JSON body", "application/json", (token: string) => JSON.stringify({ name: "Not mine", access_token: token })],
+    ["JSON sent as text/plain", "text/plain;charset=UTF-8", (token: string) => JSON.stringify({ name: "Not mine", access_token: token })],
+    ["a form body", "application/x-www-form-urlencoded", (token: string) => new URLSearchParams({ name: "Not mine", access_token: token }).toString()],
+  ])("never authenticates with a token in %s (RFC 6750 2.2 is not offered), and creates nothing", async (_name, type, body) => {
+    const { user, accessToken } = await passwordSession("readonly readwrite");
+    const res = await call("POST", "/api/bundle/", { headers: { "content-type": type }, raw: body(accessToken) });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+    expect(res.json).toEqual({ error: "authentication required" });
+    const query = await call("POST", `/api/bundle/?access_token=${accessToken}`, { body: { name: "Not mine" } });
+    expect({ status: query.status, body: query.json }).toEqual({ status: 401, body: { error: "authentication required" } });
+    const { db } = await import("@/server/db");
+    expect(await (await db()).bundle.count({ where: { ownerId: user.id } })).toBe(0);
   });
 
   it("answers 403 insufficient_scope when the token lacks the scope", async () => {

@@ -59,13 +59,18 @@ const exchange = (s: Setup, code: string, extra: Record<string, string> = {}) =>
   call("POST", TOKEN, { body: { grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: s.client.client_id, ...(s.client.client_secret ? { client_secret: s.client.client_secret } : {}), ...extra } });
 
 describe("authorization endpoint: errors that must never redirect", () => {
-  it("shows an HTML error page for an unknown client", async () => {
+  it.each([
+    ["signed in", true],
+    ["signed out, before asking anyone to sign in", false],
+  ])("shows an HTML error page for an unknown client, %s", async (_name, signedIn) => {
     const s = await setup();
-    const res = await authorize(s, { client_id: "no-such-client" });
-    expect(res.status).toBe(400);
-    expect(res.headers.get("location")).toBeNull();
-    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
-    expect(res.text).toContain("Unknown application");
+    for (const clientId of ["no-such-client", ""]) {
+      const res = await authorize(s, { client_id: clientId }, signedIn ? s.cookie : null);
+      expect(res.status).toBe(400);
+      expect(res.headers.get("location")).toBeNull();
+      expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(res.text).toContain("Unknown application");
+    }
   });
 
   it.each([
@@ -263,6 +268,19 @@ describe("authorization endpoint: sign-in and consent", () => {
 });
 
 describe("authorization_code grant", () => {
+  it("stores only the code's SHA-256 digest, never the code (CONTRACT.md 4)", async () => {
+    const s = await setup();
+    const code = await codeFor(s);
+    expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const { db } = await import("@/server/db");
+    const { digest } = await import("@/server/crypto");
+    const rows = await (await db()).authorizationCode.findMany({ where: { userId: s.user.id } });
+    expect(rows.map((row) => row.digest)).toEqual([digest(code)]);
+    expect(JSON.stringify(rows)).not.toContain(code);
+    // The digest is what the exchange looks up: the code itself still works.
+    expect((await exchange(s, code)).status).toBe(200);
+  });
+
   it("exchanges a code for the token record with a refresh token", async () => {
     const s = await setup();
     const res = await exchange(s, await codeFor(s));
