@@ -4,7 +4,8 @@
 // which covers the one remaining gap (a worker that dies after Resend accepted the mail and before it could
 // mark it sent is reclaimed later, and Resend answers the retry with the first result).
 //
-// A failed attempt is retried with exponential backoff (1, 2, 4, ... minutes, at most an hour apart); after
+// A failed attempt is retried with exponential backoff (1, 2, 4, ... minutes, at most 30 minutes apart:
+// CONTRACT.md 11); after
 // MAX_ATTEMPTS the message stays `failed`, visible in `mail:list`. Without RESEND_API_KEY there is no
 // transport: nothing is claimed and every message stays `pending`, readable in the outbox.
 import { Resend } from "resend";
@@ -23,13 +24,13 @@ export type MailTransport = (message: MailToSend) => Promise<{ providerId: strin
 
 export const MAX_ATTEMPTS = 8;
 export const BASE_BACKOFF_MS = 60_000;
-export const MAX_BACKOFF_MS = 3_600_000;
+export const MAX_BACKOFF_MS = 30 * 60_000;
 /** A `sending` claim older than this belongs to a worker that died; the message is claimed again. */
 export const STALE_CLAIM_MS = 5 * 60_000;
 const BATCH = 25;
 const MAX_PER_RUN = 500;
 
-/** The wait after the `attempts`-th failed attempt: 1 minute, doubling, at most an hour. */
+/** The wait after the `attempts`-th failed attempt: 1 minute, doubling, at most 30 minutes. */
 export function backoffMs(attempts: number): number {
   return Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** Math.max(0, attempts - 1));
 }
