@@ -40,7 +40,7 @@ describe("redirect URIs are required for code and implicit clients", () => {
     const run = await runCli("client:create", "--owner", owner.email, "--name", "No way back", "--grant", "authorization_code", "--json");
     expect(run).toEqual({ code: 1, stdout: "", stderr: "error: redirect_uris: a authorization_code client needs at least one redirect URI\n" });
     expect(await clientsOf(owner.id)).toBe(0);
-  });
+  }, 120_000);
 });
 
 describe("password clients are never public", () => {
@@ -58,7 +58,7 @@ describe("password clients are never public", () => {
     const run = await runCli("client:create", "--owner", owner.email, "--name", "Leaky script", "--grant", "password", "--public", "--json");
     expect(run).toEqual({ code: 1, stdout: "", stderr: "error: public: a password client must keep a secret\n" });
     expect(await clientsOf(owner.id)).toBe(0);
-  });
+  }, 120_000);
 });
 
 describe("first-party clients", () => {

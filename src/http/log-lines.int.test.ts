@@ -103,5 +103,5 @@ describe("log lines of a real server instance", () => {
     expect(lines.some((line) => line.message === "authorization request refused")).toBe(true);
     const output = instance.output();
     for (const [name, secret] of Object.entries(secrets)) expect(output.includes(secret), `${name} in the log`).toBe(false);
-  });
+  }, 120_000);
 });

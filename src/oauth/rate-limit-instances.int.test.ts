@@ -38,5 +38,5 @@ describe("the failed-attempt limit across instances", () => {
       expect(Number(limited.retryAfter)).toBeGreaterThan(0);
       expect(Number(limited.retryAfter)).toBeLessThanOrEqual(900);
     }
-  });
+  }, 120_000);
 });

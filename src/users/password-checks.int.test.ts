@@ -28,7 +28,7 @@ describe("password hashing", () => {
       expect(await verifyPassword(hash, password)).toBe(true);
       expect(await verifyPassword(hash, password + "!")).toBe(false);
     }
-  });
+  }, 120_000);
 });
 
 describe("equal hash work for unknown e-mails", () => {
