@@ -26,8 +26,9 @@ afterEach(async () => {
 /** Runs `npm run <script>` on a new database; resolves when `until` is printed or the command ends. */
 function npmRun(script: "dev" | "start", port: number, until: RegExp) {
   const file = resolve(`.data/test/${script}-${process.pid}-${randomBytes(4).toString("hex")}.db`);
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: `file:${file}`, PORT: String(port), APP_URL: "", AUTH_SECRET: "serve-test-secret-serve-test-secret-0123", NEXT_TELEMETRY_DISABLED: "1" };
-  delete env.NODE_ENV; // npm run dev and npm start decide it, as they do for a developer
+  // NODE_ENV is left out: npm run dev and npm start decide it, as they do for a developer.
+  const { NODE_ENV: _testMode, ...inherited } = process.env;
+  const env = { ...inherited, DATABASE_URL: `file:${file}`, PORT: String(port), APP_URL: "", AUTH_SECRET: "serve-test-secret-serve-test-secret-0123", NEXT_TELEMETRY_DISABLED: "1" } as unknown as NodeJS.ProcessEnv;
   const child = spawn("npm", ["run", "-s", script], { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   started.push({ child, files: [file] });
   let output = "";
