@@ -1,12 +1,16 @@
 // Mutation testing (issue 15): StrykerJS 9 with its vitest runner (Stryker 10 needs Node 22). `npm run
 // test:mutation` mutates the five folders below and runs, for each mutant, the tests that cover it; the HTML
-// report lands in reports/mutation/ (gitignored). scripts/mutation-ci.sh runs it incrementally for CI.
+// report lands in reports/mutation/ (gitignored). With `-- --incremental` it reuses the results stored in
+// stryker-incremental.json (committed) for every mutant whose code and covering tests did not change;
+// scripts/mutation-ci.sh is that, for CI.
 //
 // How it runs here: Stryker copies the project into .stryker-tmp/sandbox-*/ and starts one vitest per
 // sandbox in it (the vitest runner forces the threads pool with one worker). vitest.config.ts names the test
 // database after the process id, relative to the working directory, so every sandbox migrates and uses its own
-// SQLite file (.stryker-tmp/sandbox-*/.data/test/run-<pid>.db); TEST_DATABASE_URL is cleared by
-// scripts/mutation.mjs, so that a PostgreSQL database is never shared by two sandboxes.
+// SQLite file (.stryker-tmp/sandbox-*/.data/test/run-<pid>.db). TEST_DATABASE_URL is cleared here, before
+// Stryker starts its test runners (they inherit this environment): two sandboxes must never share a database.
+delete process.env.TEST_DATABASE_URL;
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 const config = {
   testRunner: "vitest",
