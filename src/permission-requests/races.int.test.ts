@@ -1,18 +1,19 @@
 // The single-use rules of permission requests under real concurrency (CONTRACT.md 6): of any number of
 // concurrent redeems exactly one succeeds; a request is withdrawn or declined once; a delete and a redeem
-// racing each other never both succeed. The requests are bearer-authenticated (a first-party client's token
+// racing each other never both succeed; equal creates give one request, and the hourly limit counts exactly. The requests are bearer-authenticated (a first-party client's token
 // for redeem: one indexed read, no session cookie to decode) and held at a barrier at the entrance of the
 // route handler until all of them have arrived (src/testing/race.ts), so every test shows that they
 // overlapped: `barrier.arrived` counts the handlers that had started before any of them could go on.
 import { describe, expect, it } from "vitest";
 import * as keyRoute from "../../app/api/bundle_permission_request/[key]/route";
+import * as listRoute from "../../app/api/bundle_permission_request/route";
 import { nowMs } from "@/clock";
 import { createBundle } from "@/bundles/create-bundle";
 import { digest, randomSecret } from "@/server/crypto";
 import { db, write } from "@/server/db";
 import { BASE, call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
-import { Barrier, heldParams, holdClaims, together } from "@/testing/race";
+import { Barrier, heldBody, heldParams, holdClaims, together } from "@/testing/race";
 
 type User = Awaited<ReturnType<typeof makeUser>>;
 type Handler = (request: Request, context: ReturnType<typeof heldParams>) => Promise<Response>;
@@ -170,5 +171,56 @@ describe("a request that read the record before another one committed, and claim
     expect(redeemed).toEqual({ status: 410, json: { error: "this request was deleted" } });
     expect(await stored(r.id)).toMatchObject({ status: "pending", deletedAt: expect.any(Date), redeemedAt: null });
     expect(await permissions(r.bundle.id)).toBe(0);
+  });
+});
+
+describe("concurrent creates", () => {
+  /** POSTs a create with its body held at `barrier`. */
+  async function heldCreate(barrier: Barrier, token: string, body: Record<string, unknown>) {
+    const request = new Request(BASE + LIST, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: heldBody(barrier, JSON.stringify(body)),
+      // @ts-expect-error Node's fetch needs duplex for a streamed request body.
+      duplex: "half",
+    });
+    const response = await listRoute.POST(request, { params: Promise.resolve({}) });
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  }
+
+  /** A bundle owner with a confirmed address (CONTRACT.md 14), and a requester with a bearer token. */
+  async function owners(bundles: number) {
+    const [owner, requester] = await Promise.all([makeUser(), makeUser()]);
+    await write((tx) => tx.user.update({ where: { id: owner.id }, data: { emailVerifiedAt: new Date() } }));
+    const made = await Promise.all(Array.from({ length: bundles }, (_, i) => createBundle({ ownerId: owner.id, name: `Raced ${i}` })));
+    return { owner, requester, token: await bearer(requester), bundles: made };
+  }
+
+  it("six equal creates that overlap: one 201, five 409, one request and one mail", async () => {
+    const { owner, requester, token, bundles } = await owners(1);
+    const barrier = new Barrier(6);
+    const body = { bundle: bundles[0]!.id, user_allowed: requester.id, user_target: owner.id };
+    const results = await together(barrier, Array.from({ length: 6 }, () => heldCreate(barrier, token, body)));
+    expect(barrier.arrived).toBe(6);
+    expect(results.map((res) => res.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+    for (const res of results.filter((r) => r.status === 409)) expect(res.json).toEqual({ error: "a pending request for this bundle, user_allowed and user_target already exists" });
+    const client = await db();
+    expect(await client.permissionRequest.count({ where: { bundleId: bundles[0]!.id } })).toBe(1);
+    expect(await client.mailMessage.count({ where: { to: owner.email } })).toBe(1);
+  });
+
+  it("twenty-five creates by one requester that overlap: twenty 201 and five 429, with twenty mails", async () => {
+    const { owner, requester, token, bundles } = await owners(25);
+    const barrier = new Barrier(25);
+    const results = await together(
+      barrier,
+      bundles.map((bundle) => heldCreate(barrier, token, { bundle: bundle.id, user_allowed: requester.id, user_target: owner.id })),
+    );
+    expect(barrier.arrived).toBe(25);
+    const statuses = results.map((res) => res.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(20);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(5);
+    for (const res of results.filter((r) => r.status === 429)) expect(res.json).toEqual({ error: "rate_limited" });
+    expect(await (await db()).mailMessage.count({ where: { to: owner.email } })).toBe(20);
   });
 });
