@@ -16,7 +16,9 @@ const ownDatabase = vi.hoisted(() => {
 
 import { advanceClock, nowMs, resetClock } from "@/clock";
 import { createBundle } from "@/bundles/create-bundle";
-import { deliverDue, pendingMailCount } from "@/email/deliver";
+import { defaultTransport, deliverDue, pendingMailCount, resendTransport, type MailTransport } from "@/email/deliver";
+import { listMail } from "@/email/list-mail";
+import { formatExpiry, renderPermissionRequestMail } from "@/email/permission-request-mail";
 import { getMailboxMessage, listMailbox, mailboxEnabled } from "@/email/mailbox";
 import { enqueueMail } from "@/email/outbox";
 import { startMailSweep, SWEEP_INTERVAL_MS } from "@/email/sweep";
@@ -126,5 +128,87 @@ describe("on a database of its own", () => {
     expect(await getMailboxMessage(second)).toMatchObject({ subject: "Newer", text: "Newer in text", html: "<p>Newer</p>" });
     expect(await getMailboxMessage(999_999)).toBeNull();
     expect(await pendingMailCount()).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe("delivery details", () => {
+  const only = async (id: number) => (await mails()).find((m) => m.id === id)!;
+
+  it("the transport is Resend's, made once for the configured key", () => {
+    const transport = defaultTransport();
+    expect(transport).toBeTypeOf("function");
+    expect(defaultTransport()).toBe(transport);
+  });
+
+  it("records why an attempt failed: the provider unreachable, a thrown error redacted and cut to 500 characters, or an empty one", async () => {
+    const unreachable = await mail("unreachable@example.test", "Nowhere to go");
+    await deliverDue({ transport: resendTransport("re_test_key", "Tests <tests@example.test>", "http://127.0.0.1:1"), ids: [unreachable] });
+    expect(await only(unreachable)).toMatchObject({ status: "pending", attempts: 1, lastError: "resend application_error: Unable to fetch data. The request could not be resolved." });
+
+    const long = await mail("long@example.test", "Long error");
+    const secretLink = "http://localhost:3000/redeem?token=abcdefghijklmnop";
+    const throwsLong: MailTransport = async () => {
+      throw new Error(`refused ${secretLink} ${"x".repeat(600)}`);
+    };
+    await deliverDue({ transport: throwsLong, ids: [long] });
+    const failedLong = await only(long);
+    expect(failedLong.lastError).toHaveLength(500);
+    expect(failedLong.lastError!.startsWith("refused http://localhost:3000/redeem?token=[redacted] xxx")).toBe(true);
+
+    const empty = await mail("empty@example.test", "Empty error");
+    const throwsNothing: MailTransport = async () => {
+      throw new Error("");
+    };
+    await deliverDue({ transport: throwsNothing, ids: [empty] });
+    expect((await only(empty)).lastError).toBe("unknown error");
+
+    const odd = await mail("odd@example.test", "Thrown string");
+    const throwsString: MailTransport = async () => {
+      throw "provider said no";
+    };
+    await deliverDue({ transport: throwsString, ids: [odd] });
+    expect((await only(odd)).lastError).toBe("provider said no");
+  });
+
+  it("keeps no provider id when the provider answers none", async () => {
+    const id = await mail("noid@example.test", "No id");
+    expect(await deliverDue({ transport: async () => ({ providerId: null }), ids: [id] })).toMatchObject({ sent: 1 });
+    expect(await only(id)).toMatchObject({ status: "sent", providerId: null, lastError: null });
+  });
+
+  it("delivers more than one batch in a run: thirty due messages, thirty sent", async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 30; i++) ids.push(await mail(`batch-${i}@example.test`, `Batch ${i}`));
+    const sentTo: string[] = [];
+    const result = await deliverDue({ transport: async (message) => (sentTo.push(message.to), { providerId: `p-${message.id}` }), ids });
+    expect(result).toEqual({ sent: 30, failed: 0, gaveUp: 0, delivering: true });
+    expect(new Set(sentTo).size).toBe(30);
+    expect((await mails()).filter((m) => ids.includes(m.id)).every((m) => m.status === "sent")).toBe(true);
+  });
+
+  it("mail:list's view: newest first, ids breaking ties, one recipient in any case and spacing", async () => {
+    const a = await mail("list@example.test", "First");
+    const b = await mail("list@example.test", "Second");
+    await write((tx) => tx.mailMessage.updateMany({ where: { id: { in: [a, b] } }, data: { createdAt: new Date("2026-01-02T03:04:05.000Z") } }));
+    const listed = await listMail({ to: "  List@Example.TEST " });
+    expect(listed).toEqual([
+      { to: "list@example.test", subject: "Second", text: "Second in text", html: "<p>Second</p>", status: "pending", created_at: "2026-01-02T03:04:05.000Z" },
+      { to: "list@example.test", subject: "First", text: "First in text", html: "<p>First</p>", status: "pending", created_at: "2026-01-02T03:04:05.000Z" },
+    ]);
+    expect((await listMail()).length).toBe((await mails()).length);
+  });
+
+  it("a permission-request mail's subject is one line whatever the names hold, and the expiry is in UTC", async () => {
+    const rendered = await renderPermissionRequestMail("target@example.test", {
+      targetName: "Tina",
+      requesterName: "Rita\n  Requester",
+      allowedName: "Alan\tAllowed",
+      requesterIsAllowed: false,
+      bundleName: "Two\r\nlines",
+      link: "http://localhost:3000/redeem?token=t",
+      expiresAt: formatExpiry(new Date("2026-11-29T14:05:59.999Z")),
+    });
+    expect(rendered.subject).toBe('Rita Requester asks you to give Alan Allowed access to your bundle "Two lines"');
+    expect(formatExpiry(new Date("2026-11-29T14:05:59.999Z"))).toBe("2026-11-29 14:05 UTC");
   });
 });
