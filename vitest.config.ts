@@ -16,6 +16,8 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "app/**/*.test.ts", "scripts/**/*.test.ts"],
     globalSetup: ["src/testing/global-setup.ts"],
+    // Does nothing except under Stryker (see the file).
+    setupFiles: ["src/testing/stryker-preload.ts"],
     env: {
       NODE_ENV: "test",
       DATABASE_URL: databaseUrl,
