@@ -48,6 +48,7 @@ describe("bearer authentication on /api/user/<id>/", () => {
       const res = await call("GET", `/api/user/${user.id}/`, { headers: { authorization } });
       expect(res.status, authorization).toBe(401);
       expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api", error="invalid_token"');
+      expect(res.json).toEqual({ error: "invalid or expired token" });
     }
     advanceClock(3600 * 1000 + 1000);
     const expired = await call("GET", `/api/user/${user.id}/`, { token: accessToken });
@@ -86,6 +87,7 @@ describe("bearer authentication on /api/user/<id>/", () => {
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(403);
     expect((error as ApiError).headers["WWW-Authenticate"]).toBe('Bearer realm="api", error="insufficient_scope", scope="readwrite"');
+    expect((error as ApiError).error).toBe("this token lacks the readwrite scope");
     // readwrite covers readonly.
     const rw = await passwordSession("readwrite");
     const ok = await authenticate(new Request(BASE + "/api/x", { headers: { authorization: `Bearer ${rw.accessToken}` } }), "readonly");
@@ -133,6 +135,13 @@ describe("session-cookie authentication for the service's own pages", () => {
     const crossOrigin = new Request(BASE + "/api/x", { method: "POST", headers: { cookie, origin: "https://evil.example" } });
     const error = await authenticate(crossOrigin, "readwrite").catch((e: unknown) => e);
     expect((error as ApiError).status).toBe(403);
+    expect((error as ApiError).error).toBe("cross-origin request refused: send a bearer token");
+    // A write without any Origin is refused too; reads need none.
+    const noOrigin = await authenticate(new Request(BASE + "/api/x", { method: "DELETE", headers: { cookie } }), "readwrite").catch((e: unknown) => e);
+    expect((noOrigin as ApiError).status).toBe(403);
+    for (const method of ["GET", "HEAD", "OPTIONS"]) {
+      expect((await authenticate(new Request(BASE + "/api/x", { method, headers: { cookie, origin: "https://evil.example" } }), "readonly")).via).toBe("session");
+    }
     const sameOrigin = new Request(BASE + "/api/x", { method: "POST", headers: { cookie, origin: BASE } });
     expect((await authenticate(sameOrigin, "readwrite")).via).toBe("session");
   });
