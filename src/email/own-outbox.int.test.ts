@@ -11,6 +11,7 @@ const ownDatabase = vi.hoisted(() => {
   process.env.DATABASE_URL = `file:${file}`;
   process.env.RESEND_API_KEY = "re_test_key";
   process.env.MAIL_FROM = "Tests <tests@example.test>";
+  process.env.LOG_LEVEL = "info"; // the sweep's log lines are part of what is checked
   return file;
 });
 
@@ -26,6 +27,7 @@ import { db, disconnectDb, write } from "@/server/db";
 import { migrate } from "@/server/migrate";
 import { call } from "@/testing/app";
 import { makeUser, passwordSession } from "@/testing/factories";
+import { captureLog } from "@/testing/log-capture";
 import { startResendStandIn } from "@/testing/resend-stand-in";
 
 let resend: Awaited<ReturnType<typeof startResendStandIn>>;
@@ -68,6 +70,8 @@ describe("on a database of its own", () => {
     await write((tx) => tx.user.update({ where: { id: owner.id }, data: { emailVerifiedAt: new Date() } }));
     const requester = await passwordSession();
     const bundle = await createBundle({ ownerId: owner.id, name: "Right away" });
+    // Another message is due too: delivery right after a response sends only that response's own mail.
+    const bystander = await mail("bystander@example.test", "Not this response's mail");
     const letGo = resend.hold();
     const created = await call("POST", "/api/bundle_permission_request/", {
       token: requester.accessToken,
@@ -75,12 +79,17 @@ describe("on a database of its own", () => {
     });
     expect(created.status).toBe(201);
     await resend.receivedCount(1, 30_000);
-    expect((await mails()).map((m) => [m.to, m.status])).toEqual([[owner.email, "sending"]]);
+    expect((await mails()).map((m) => [m.to, m.status])).toEqual([
+      ["bystander@example.test", "pending"],
+      [owner.email, "sending"],
+    ]);
     letGo();
     const [sent] = await until("the mail sent", async () => {
-      const rows = await mails();
+      const rows = (await mails()).filter((m) => m.to === owner.email);
       return rows[0]?.status === "sent" ? rows : null;
     });
+    expect((await mails()).find((m) => m.id === bystander)).toMatchObject({ status: "pending", attempts: 0 });
+    await write((tx) => tx.mailMessage.update({ where: { id: bystander }, data: { status: "sent" } }));
     expect(sent).toMatchObject({ to: owner.email, status: "sent", attempts: 1, providerId: "re_standin_1" });
     expect(resend.received[0]!.body).toMatchObject({ to: owner.email, from: "Tests <tests@example.test>" });
   });
@@ -102,17 +111,25 @@ describe("on a database of its own", () => {
   it("the sweep each instance starts delivers what is due, once; starting it again starts nothing", async () => {
     const before = resend.received.length;
     const id = await mail("swept@example.test", "Left for the sweep");
-    startMailSweep();
-    const timer = (globalThis as { __mailSweep?: NodeJS.Timeout }).__mailSweep;
-    expect(timer).toBeDefined();
-    startMailSweep();
-    expect((globalThis as { __mailSweep?: NodeJS.Timeout }).__mailSweep).toBe(timer);
-    // The first sweep runs a few seconds after start, then every SWEEP_INTERVAL_MS.
-    await resend.receivedCount(before + 1, 30_000);
-    const swept = await until("the swept mail sent", async () => {
-      const row = (await mails()).find((m) => m.id === id);
-      return row?.status === "sent" ? row : null;
+    const { result: swept, lines } = await captureLog(async (linesSoFar) => {
+      startMailSweep();
+      const timer = (globalThis as { __mailSweep?: NodeJS.Timeout }).__mailSweep;
+      expect(timer).toBeDefined();
+      startMailSweep();
+      expect((globalThis as { __mailSweep?: NodeJS.Timeout }).__mailSweep).toBe(timer);
+      // The first sweep runs a few seconds after start, then every SWEEP_INTERVAL_MS.
+      await resend.receivedCount(before + 1, 30_000);
+      const row = await until("the swept mail sent", async () => {
+        const found = (await mails()).find((m) => m.id === id);
+        return found?.status === "sent" ? found : null;
+      });
+      await until("the sweep's log line", async () => linesSoFar().some((line) => line.message === "mail sweep"));
+      return row;
     });
+    expect(lines.filter((line) => String(line.message).startsWith("mail sweep"))).toEqual([
+      expect.objectContaining({ level: "info", message: "mail sweep started", everySeconds: 60 }),
+      expect.objectContaining({ level: "info", message: "mail sweep", sent: 1, failed: 0 }),
+    ]);
     expect(swept).toMatchObject({ status: "sent", attempts: 1 });
     expect(resend.received.slice(before).map((m) => m.body.to)).toEqual(["swept@example.test"]);
     expect(SWEEP_INTERVAL_MS).toBeLessThanOrEqual(60_000);
@@ -124,6 +141,9 @@ describe("on a database of its own", () => {
     const second = await mail("box@example.test", "Newer");
     const listed = await listMailbox(2);
     expect(listed.map((m) => m.id)).toEqual([second, first]);
+    // Newest by time, not by id: a message dated later comes first whatever its id.
+    await write((tx) => tx.mailMessage.update({ where: { id: first }, data: { createdAt: new Date(Date.now() + 60_000) } }));
+    expect((await listMailbox(2)).map((m) => m.id)).toEqual([first, second]);
     expect(Object.keys(listed[0]!).sort()).toEqual(["createdAt", "id", "status", "subject", "to"]);
     expect(await getMailboxMessage(second)).toMatchObject({ subject: "Newer", text: "Newer in text", html: "<p>Newer</p>" });
     expect(await getMailboxMessage(999_999)).toBeNull();
@@ -170,6 +190,26 @@ describe("delivery details", () => {
     expect((await only(odd)).lastError).toBe("provider said no");
   });
 
+  it("sends due messages oldest due first, and counts only pending ones as waiting", async () => {
+    const at = Date.now();
+    const ids = [await mail("order-a@example.test", "A"), await mail("order-b@example.test", "B"), await mail("order-c@example.test", "C")];
+    const dueAt = [at - 1_000, at - 3_000, at - 2_000];
+    for (const [i, id] of ids.entries()) await write((tx) => tx.mailMessage.update({ where: { id }, data: { nextAttemptAt: new Date(dueAt[i]!) } }));
+    const pending = await (await db()).mailMessage.count({ where: { status: "pending" } });
+    expect(await pendingMailCount()).toBe(pending);
+    const order: number[] = [];
+    await deliverDue({ transport: async (message) => (order.push(message.id), { providerId: null }), ids });
+    expect(order).toEqual([ids[1], ids[2], ids[0]]);
+    expect(await pendingMailCount()).toBe(pending - 3);
+  });
+
+  it("leaves a message on its last attempt alone while its claim is fresh", async () => {
+    const id = await mail("last-attempt@example.test", "Being sent");
+    await write((tx) => tx.mailMessage.update({ where: { id }, data: { status: "sending", attempts: 8, claimedAt: new Date() } }));
+    expect(await deliverDue({ transport: async () => ({ providerId: "p" }), ids: [id] })).toEqual({ sent: 0, failed: 0, gaveUp: 0, delivering: true });
+    expect(await only(id)).toMatchObject({ status: "sending", attempts: 8 });
+  });
+
   it("keeps no provider id when the provider answers none", async () => {
     const id = await mail("noid@example.test", "No id");
     expect(await deliverDue({ transport: async () => ({ providerId: null }), ids: [id] })).toMatchObject({ sent: 1 });
@@ -201,14 +241,14 @@ describe("delivery details", () => {
   it("a permission-request mail's subject is one line whatever the names hold, and the expiry is in UTC", async () => {
     const rendered = await renderPermissionRequestMail("target@example.test", {
       targetName: "Tina",
-      requesterName: "Rita\n  Requester",
+      requesterName: "  Rita\n  Requester",
       allowedName: "Alan\tAllowed",
       requesterIsAllowed: false,
-      bundleName: "Two\r\nlines",
+      bundleName: "Two\r\nlines  ",
       link: "http://localhost:3000/redeem?token=t",
       expiresAt: formatExpiry(new Date("2026-11-29T14:05:59.999Z")),
     });
-    expect(rendered.subject).toBe('Rita Requester asks you to give Alan Allowed access to your bundle "Two lines"');
+    expect(rendered.subject).toBe('Rita Requester asks you to give Alan Allowed access to your bundle "Two lines "');
     expect(formatExpiry(new Date("2026-11-29T14:05:59.999Z"))).toBe("2026-11-29 14:05 UTC");
   });
 });
