@@ -6,6 +6,10 @@ import { advanceClock, nowMs, resetClock } from "@/clock";
 import { consentCsrfToken, csrfTokenMatches, openRequest, sealRequest } from "@/oauth/authorization-request";
 import { loadConsentScreen } from "@/oauth/consent-screen";
 import { deleteOwnClient } from "@/clients/manage-clients";
+import { OAUTH_ERROR_STATUS, oauthError } from "@/oauth/errors";
+import { revokeGrant } from "@/oauth/tokens";
+import { digest } from "@/server/crypto";
+import { db } from "@/server/db";
 import { call } from "@/testing/app";
 import { makeClient, makeUser, passwordSession } from "@/testing/factories";
 
@@ -159,5 +163,50 @@ describe("introspection answers (RFC 7662 2.2)", () => {
     const s = await passwordSession();
     expect((await introspect(s, s.refreshToken, "access_token")).json).toMatchObject({ active: true, token_type: "refresh_token" });
     expect((await introspect(s, s.accessToken, "refresh_token")).json).toMatchObject({ active: true, token_type: "Bearer" });
+  });
+});
+
+describe("revocation and grants", () => {
+  it("revoking one access token leaves the grant's other access token and refresh token working", async () => {
+    const s = await passwordSession();
+    const refreshed = await call("POST", TOKEN, { body: { grant_type: "refresh_token", refresh_token: s.refreshToken, client_id: s.client.client_id, client_secret: s.client.client_secret } });
+    const revoked = await call("POST", "/api/connect/oauth2/revoke/", { body: { token: s.accessToken, client_id: s.client.client_id, client_secret: s.client.client_secret } });
+    expect(revoked.status).toBe(200);
+    expect((await call("GET", `/api/user/${s.user.id}/`, { token: s.accessToken })).status).toBe(401);
+    expect((await call("GET", `/api/user/${s.user.id}/`, { token: String(refreshed.json.access_token) })).status).toBe(200);
+    const next = await call("POST", TOKEN, { body: { grant_type: "refresh_token", refresh_token: refreshed.json.refresh_token, client_id: s.client.client_id, client_secret: s.client.client_secret } });
+    expect(next.status).toBe(200);
+  });
+
+  it("a code whose grant was revoked before the exchange gets no tokens", async () => {
+    const owner = await makeUser();
+    const user = await makeUser();
+    const client = await makeClient({ ownerId: owner.id, grantType: "authorization_code", firstParty: true });
+    const cookie = (await import("@/testing/session")).sessionCookie;
+    const query = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: "https://client.example.test/callback", scope: "readonly", state: "s" });
+    const issued = await call("GET", `/api/connect/oauth2/auth/?${query}`, { headers: { cookie: await cookie(user) } });
+    const code = new URL(issued.headers.get("location")!).searchParams.get("code")!;
+    const row = await (await db()).authorizationCode.findUniqueOrThrow({ where: { digest: digest(code) } });
+    expect(await revokeGrant(row.grantId)).toBe(1);
+    expect(await revokeGrant(row.grantId)).toBe(0);
+    const res = await call("POST", TOKEN, {
+      body: { grant_type: "authorization_code", code, redirect_uri: "https://client.example.test/callback", client_id: client.client_id, client_secret: client.client_secret },
+    });
+    expect({ status: res.status, body: res.json }).toEqual({ status: 400, body: { error: "invalid_grant" } });
+    expect(await (await db()).accessToken.count({ where: { grantId: row.grantId } })).toBe(0);
+  });
+});
+
+describe("OAuth errors", () => {
+  it("carry the status of their RFC 6749 code, and the detail only for the log", () => {
+    const error = oauthError("invalid_grant", "code replayed");
+    expect({ status: error.status, error: error.error, code: error.code, detail: error.detail, headers: error.headers }).toEqual({
+      status: 400,
+      error: "invalid_grant",
+      code: "invalid_grant",
+      detail: "code replayed",
+      headers: {},
+    });
+    expect(OAUTH_ERROR_STATUS).toMatchObject({ invalid_client: 401, access_denied: 403, server_error: 500, temporarily_unavailable: 503 });
   });
 });
