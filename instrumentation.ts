@@ -1,9 +1,12 @@
 // Next.js calls register() once when a server instance starts. In the Node.js runtime it starts the outbox
-// sweep (src/email/sweep.ts). NEXT_RUNTIME is Next's own build-time switch, not configuration: every setting
-// is read in src/env.ts.
+// sweep (src/email/sweep.ts) and makes the first id_token signing key if there is none yet (src/oidc/keys.ts;
+// safe when several instances start at once). NEXT_RUNTIME is Next's own build-time switch, not
+// configuration: every setting is read in src/env.ts.
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
     const { startMailSweep } = await import("./src/email/sweep");
     startMailSweep();
+    const { ensureSigningKeyAtStart } = await import("./src/oidc/keys");
+    await ensureSigningKeyAtStart();
   }
 }

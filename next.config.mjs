@@ -18,10 +18,10 @@ const nextConfig = {
   reactStrictMode: true,
   // The dev server's request log must not print tokens (CONTRACT.md 1); `next start` logs no requests.
   // Paths and queries that carry tokens, codes or secrets: token paths, the authorization endpoint (an
-  // implicit client_secret), and the redeem page (?token=).
+  // implicit client_secret), the redeem and e-mail confirmation pages (?token=) and the device page (?user_code=).
   logging: {
     incomingRequests: {
-      ignore: [/\/api\/(accesstoken|oauth2token|bundle_permission_request)\/[^/?]*[^/?\d]/, /^\/api\/connect\/oauth2\/auth/, /^\/redeem/],
+      ignore: [/\/api\/(accesstoken|oauth2token|bundle_permission_request)\/[^/?]*[^/?\d]/, /^\/api\/connect\/oauth2\/auth/, /^\/redeem/, /^\/verify-email/, /^\/device/],
     },
   },
   // Native modules and the generated Prisma clients stay plain Node requires on the server.

@@ -26,7 +26,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: "node_modules/.bin/tsx scripts/serve.ts start",
+    command: "node --import tsx scripts/serve.ts start",
     url: `${baseURL}/api/ready`,
     env: e2eEnv,
     reuseExistingServer: false,

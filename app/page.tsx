@@ -1,6 +1,8 @@
+import { emailConfirmed } from "@/accounts/verify-email";
 import { currentUser } from "@/auth/session";
 import { signOutAllSessions } from "./actions";
 import { Alert, Button, Card, Page, TextLink } from "./components/ui";
+import { ConfirmNotice } from "./verify-email/confirm-notice";
 
 const ERRORS: Record<string, string> = {
   unauthorized_client: "has no redirect URI registered, so it cannot receive a token through the browser.",
@@ -9,6 +11,7 @@ const ERRORS: Record<string, string> = {
 export default async function Home({ searchParams }: { searchParams: Promise<{ error?: string; client?: string }> }) {
   const params = await searchParams;
   const user = await currentUser();
+  const confirmed = user ? await emailConfirmed(user.id) : true;
   return (
     <Page title="Bundle permissions">
       {params.error ? (
@@ -20,6 +23,7 @@ export default async function Home({ searchParams }: { searchParams: Promise<{ e
         An OAuth 2 authorization server. Apps sign you in here, you decide what they may do, and people can ask you to let someone
         into one of your bundles by an e-mailed link.
       </p>
+      {user && !confirmed ? <ConfirmNotice email={user.email} /> : null}
       {user ? (
         <Card className="space-y-2">
           <p>

@@ -4,6 +4,17 @@ import { createServer } from "node:http";
 import { randomBytes } from "node:crypto";
 import { callbackPort, e2eEnv } from "./env";
 
+// Node's fetch (undici) keeps idle connections to reuse them, and drops them on its own timer before the
+// server's keep-alive (5 s) runs out. cli() below blocks the event loop (execFileSync) for seconds, so that
+// timer cannot run: the server closes the idle socket first, and the next fetch of an OAuth library was
+// sent on the dead connection ("SocketError: other side closed"). Letting the event loop run its timers and
+// read its sockets before each request lets undici see the close and open a fresh connection.
+const nodeFetch = globalThis.fetch;
+globalThis.fetch = async (...args: Parameters<typeof fetch>) => {
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  return nodeFetch(...args);
+};
+
 /** Runs the app's admin CLI against the e2e database and returns its JSON output. */
 export function cli<T = Record<string, unknown>>(...args: string[]): T {
   const out = execFileSync("node_modules/.bin/tsx", ["src/cli/main.ts", ...args, "--json"], {

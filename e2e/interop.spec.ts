@@ -1,6 +1,7 @@
 // Interoperability: independent OAuth 2 client libraries from npm, each configured only from the RFC 8414
-// metadata document where it supports that, against the running production build. Every request they make
-// by default must succeed, or fail exactly as the RFCs say. Consent is given in Chromium.
+// metadata document (or OpenID Connect discovery) where it supports that, against the running production
+// build. Every request they make by default must succeed, or fail exactly as the RFCs say. Consent is given
+// in Chromium.
 import { expect, test } from "@playwright/test";
 import * as openid from "openid-client";
 import * as oauth from "oauth4webapi";
@@ -16,9 +17,9 @@ test.beforeAll(async () => {
 });
 test.afterAll(() => stopCallbackServer());
 
-function client(grant: "authorization_code" | "implicit" | "password", owner: string, redirectUri = CALLBACK, ...extra: string[]): Registered {
+function client(grant: "authorization_code" | "implicit" | "password" | "client_credentials" | "device_code", owner: string, redirectUri = CALLBACK, ...extra: string[]): Registered {
   const args = ["client:create", "--owner", owner, "--name", `Interop ${grant}`, "--grant", grant, ...extra];
-  if (grant !== "password") args.push("--redirect-uri", redirectUri);
+  if (grant === "authorization_code" || grant === "implicit") args.push("--redirect-uri", redirectUri);
   return cli<Registered>(...args);
 }
 
@@ -158,5 +159,101 @@ test.describe("a browser-only client reading the implicit fragment", () => {
       [`${baseURL}/api/user/${user.id}/`, result.access_token],
     );
     expect(me).toEqual({ status: 200, body: { id: user.id, resource_uri: `/api/user/${user.id}/`, name: user.name, email: user.email } });
+  });
+});
+
+test.describe("OpenID Connect, the device flow and client credentials", () => {
+  test("openid-client from the issuer URL alone: code + PKCE + nonce, the id_token validated (signature against the JWKS), UserInfo", async ({ page }) => {
+    const user = newUser("Ida Interop");
+    const registered = client("authorization_code", newUser().email);
+    // Discovery from nothing but the issuer: /.well-known/openid-configuration (openid-client's default).
+    const config = await openid.discovery(new URL(baseURL), registered.client_id, registered.client_secret!, undefined, { execute: [openid.allowInsecureRequests] });
+    openid.enableNonRepudiationChecks(config);
+    expect(config.serverMetadata()).toMatchObject({ issuer: baseURL, userinfo_endpoint: `${baseURL}/api/connect/oauth2/userinfo/`, jwks_uri: `${baseURL}/api/connect/oauth2/jwks/` });
+
+    await signIn(page, user.email);
+    await expect(page.getByText("Signed in as")).toBeVisible();
+    const verifier = openid.randomPKCECodeVerifier();
+    const state = openid.randomState();
+    const nonce = openid.randomNonce();
+    const url = openid.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: "openid profile email", state, nonce, code_challenge: await openid.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" });
+    const callback = await approveInBrowser(page, url);
+    const tokens = await openid.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+    const claims = tokens.claims()!;
+    expect(claims).toMatchObject({ iss: baseURL, sub: String(user.id), aud: registered.client_id, nonce, name: "Ida Interop", email: user.email });
+    expect(typeof claims.auth_time).toBe("number");
+    expect(typeof claims.at_hash).toBe("string");
+
+    const userinfo = await openid.fetchUserInfo(config, tokens.access_token, claims.sub);
+    // email_verified says whether the address was confirmed (CONTRACT.md 14); either way it is a boolean.
+    expect(userinfo).toEqual({ sub: String(user.id), name: "Ida Interop", email: user.email, email_verified: expect.any(Boolean) });
+
+    // A refresh brings a new id_token for the same person, validated the same way.
+    const refreshed = await openid.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(refreshed.claims()).toMatchObject({ sub: String(user.id), auth_time: claims.auth_time, nonce });
+  });
+
+  test("oauth4webapi: the device flow, with the code typed into /device in Chromium", async ({ page }) => {
+    const insecure = { [oauth.allowInsecureRequests]: true };
+    const user = newUser("Devi Device");
+    const registered = client("device_code", newUser().email, CALLBACK, "--public");
+    const as = await oauth.processDiscoveryResponse(new URL(baseURL), await oauth.discoveryRequest(new URL(baseURL), { algorithm: "oidc", ...insecure }));
+    const c: oauth.Client = { client_id: registered.client_id };
+    const auth = oauth.None();
+    const device = await oauth.processDeviceAuthorizationResponse(as, c, await oauth.deviceAuthorizationRequest(as, c, auth, new URLSearchParams({ scope: "openid readonly" }), insecure));
+    expect(device.verification_uri).toBe(`${baseURL}/device`);
+
+    // The device polls as RFC 8628 3.5 says while the person types the code in a browser.
+    const seen: string[] = [];
+    const poll = async () => {
+      let interval = device.interval ?? 5;
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, interval * 1000));
+        const response = await oauth.deviceCodeGrantRequest(as, c, auth, device.device_code, insecure);
+        try {
+          return await oauth.processDeviceCodeResponse(as, c, response);
+        } catch (error) {
+          if (!(error instanceof oauth.ResponseBodyError)) throw error;
+          seen.push(error.error);
+          if (error.error === "slow_down") interval += 5;
+          else if (error.error !== "authorization_pending") throw error;
+        }
+      }
+    };
+    const polling = poll();
+    await signIn(page, user.email);
+    await expect(page.getByText("Signed in as")).toBeVisible();
+    // Wait for the device's first poll, so that the flow sees authorization_pending before the approval.
+    await expect.poll(() => seen.length, { timeout: 20_000 }).toBeGreaterThan(0);
+    await page.goto("/device");
+    await page.getByLabel("Code").fill(device.user_code);
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByRole("button", { name: "Approve" }).click();
+    await expect(page.getByText("it may continue")).toBeVisible();
+    const tokens = await polling;
+    expect(seen[0]).toBe("authorization_pending");
+    expect(tokens).toMatchObject({ token_type: "bearer", scope: "readonly openid" });
+    expect(oauth.getValidatedIdTokenClaims(tokens)).toMatchObject({ sub: String(user.id), aud: registered.client_id, iss: baseURL });
+
+    const me = await fetch(`${baseURL}/api/user/${user.id}/`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(me.status).toBe(200);
+  });
+
+  test("oauth4webapi: client credentials from discovered metadata, the token acting for the client's owner", async () => {
+    const insecure = { [oauth.allowInsecureRequests]: true };
+    const owner = newUser("Sam Service");
+    const registered = client("client_credentials", owner.email);
+    const as = await oauth.processDiscoveryResponse(new URL(baseURL), await oauth.discoveryRequest(new URL(baseURL), { algorithm: "oauth2", ...insecure }));
+    expect(as.grant_types_supported).toContain("client_credentials");
+    const c: oauth.Client = { client_id: registered.client_id };
+    const tokens = await oauth.processClientCredentialsResponse(
+      as,
+      c,
+      await oauth.clientCredentialsGrantRequest(as, c, oauth.ClientSecretBasic(registered.client_secret!), new URLSearchParams({ scope: "readonly" }), insecure),
+    );
+    expect(tokens).toMatchObject({ token_type: "bearer", scope: "readonly", expires_in: 3600 });
+    expect(tokens.refresh_token).toBeUndefined();
+    const me = await fetch(`${baseURL}/api/user/${owner.id}/`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(await me.json()).toMatchObject({ id: owner.id, email: owner.email });
   });
 });

@@ -30,13 +30,19 @@ function registerClient(grant: "authorization_code" | "implicit" | "password", n
   return cli<Registered>(...args);
 }
 
-test("sign-up creates an account and signs the person in", async ({ page }) => {
+test("sign-up creates an account, asks to check the mail, and the person can sign in", async ({ page }) => {
   const email = `signup-${Date.now()}@example.test`;
   await page.goto("/signup");
   await page.getByLabel("Name").fill("Sam Signup");
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill("a long password");
   await page.getByRole("button", { name: "Create account" }).click();
+  // The same answer whether or not the address had an account (CONTRACT.md 14; e2e/security.spec.ts).
+  await expect(page.getByText("Check your e-mail")).toBeVisible();
+  await page.getByRole("link", { name: "Continue to sign in" }).click();
+  await expect(page.getByLabel("Email")).toHaveValue(email);
+  await page.getByLabel("Password").fill("a long password");
+  await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByText("Signed in as")).toBeVisible();
   await expect(page.getByText(email).first()).toBeVisible();
 });

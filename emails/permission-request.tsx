@@ -1,17 +1,24 @@
 // The e-mail that asks a bundle's owner (user_target) to allow a user into it (SPEC.md 1, CONTRACT.md 6). It
 // names the requester, the allowed user and the bundle, and carries the single-use link and its expiry.
-// Rendered to HTML and plain text by src/email/permission-request-mail.ts; PreviewProps for `email dev`.
+// Rendered to HTML and plain text by src/email/permission-request-mail.ts, which passes the names through
+// noLinks() (CONTRACT.md 14) and renders a second copy without the link to keep once the mail was sent;
+// PreviewProps for `email dev`.
 import { Body, Button, Container, Head, Heading, Hr, Html, Link, Preview, Section, Text } from "@react-email/components";
+import { LINK_REMOVED_NOTE } from "./link-removed";
 
 export type PermissionRequestEmailProps = {
   targetName: string;
   requesterName: string;
+  /** Shown to the target so that they know who really asks (names are chosen freely; CONTRACT.md 14). */
+  requesterEmail: string | null;
   allowedName: string;
+  /** Only when the requester named the allowed user by e-mail (CONTRACT.md 14). */
+  allowedEmail: string | null;
   /** The requester asks for access for themself. */
   requesterIsAllowed: boolean;
   bundleName: string;
-  /** The redeem page with the single-use token in its `token` query argument. */
-  link: string;
+  /** The redeem page with the single-use token in its `token` query argument; null in the stored copy. */
+  link: string | null;
   /** When the link stops working, already formatted for people ("2026-11-29 14:05 UTC"). */
   expiresAt: string;
 };
@@ -22,6 +29,7 @@ export function permissionRequestSummary(props: Pick<PermissionRequestEmailProps
     ? `${props.requesterName} asks you for access to your bundle "${props.bundleName}"`
     : `${props.requesterName} asks you to give ${props.allowedName} access to your bundle "${props.bundleName}"`;
 }
+
 
 const body = { backgroundColor: "#f6f7f9", fontFamily: "-apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif" };
 const container = { backgroundColor: "#ffffff", margin: "24px auto", padding: "24px 32px", maxWidth: "560px", borderRadius: "8px" };
@@ -41,18 +49,29 @@ export default function PermissionRequestEmail(props: PermissionRequestEmailProp
           </Heading>
           <Text>Hello {props.targetName},</Text>
           <Text>{summary}.</Text>
+          <Text style={small}>
+            Asked by {props.requesterName}
+            {props.requesterEmail ? `, ${props.requesterEmail}` : null}
+            {props.requesterIsAllowed ? null : props.allowedEmail ? `, for ${props.allowedName}, ${props.allowedEmail}` : `, for ${props.allowedName}`}.
+          </Text>
           <Text>
             If you accept, {props.allowedName} will be able to read the bundle until you revoke the access. Nobody gets
             access unless you accept.
           </Text>
-          <Section style={{ margin: "24px 0" }}>
-            <Button href={props.link} style={button}>
-              Review the request
-            </Button>
-          </Section>
-          <Text style={small}>
-            Or open this link: <Link href={props.link}>{props.link}</Link>
-          </Text>
+          {props.link ? (
+            <>
+              <Section style={{ margin: "24px 0" }}>
+                <Button href={props.link} style={button}>
+                  Review the request
+                </Button>
+              </Section>
+              <Text style={small}>
+                Or open this link: <Link href={props.link}>{props.link}</Link>
+              </Text>
+            </>
+          ) : (
+            <Text style={small}>{LINK_REMOVED_NOTE}</Text>
+          )}
           <Hr />
           <Text style={small}>
             The link works once, only for you, and expires on {props.expiresAt}. If you do not know {props.requesterName},
@@ -67,7 +86,9 @@ export default function PermissionRequestEmail(props: PermissionRequestEmailProp
 PermissionRequestEmail.PreviewProps = {
   targetName: "Alice Demo",
   requesterName: "Bob Demo",
+  requesterEmail: "bob@example.com",
   allowedName: "Carol Demo",
+  allowedEmail: "carol@example.com",
   requesterIsAllowed: false,
   bundleName: "Alice's photos",
   link: "http://localhost:3000/redeem?token=preview-token-not-valid",

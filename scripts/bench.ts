@@ -1,31 +1,40 @@
-// npm run bench [-- --quick] [--duration S] [--connections N] [--port P] [--yes-wipe]
+// npm run bench [-- --quick] [--scale] [--duration S] [--connections N] [--port P] [--workers N] [--yes-wipe]
 //
-// Load-tests the production build (`npm run build` first; this script builds nothing) with autocannon and
-// reports requests per second and latency for five scenarios, run one after the other against one server:
+// Load-tests the production build (`npm run build` first; this script builds nothing) with autocannon, and
+// checks the targets of issue 8 as ratios measured side by side in one run, against three servers started
+// from the same build:
 //
-//   health        GET  /api/health        a static JSON route that touches no database
-//   ready         GET  /api/ready         one database round trip
-//   bearer read   GET  /api/user/<id>/    bearer-token lookup plus a user read
-//   refresh       POST token endpoint     refresh-token rotation: claim, revoke and issue, in one transaction
-//   password      POST token endpoint     password grant: an argon2id verification (~11 ms) plus token issue
+//   bare node:http     a node:http server answering {"status":"ok"}: what Node itself costs      (port P+2)
+//   next start         plain `next start`: what Next costs for the same route handler              (port P+1)
+//   npm start          the custom server (scripts/serve.ts start: the fast lane and Next)         (port P)
 //
-// Why side by side, in one run, against a bare route of the same build: absolute figures depend on the
-// machine and on Next.js itself. The health route goes through the same Next.js server, router and
-// response path as every other route, so the ratio of a scenario to health ("vs health") separates the
-// framework's floor from what our own code and the database add to it.
+// and, against `npm start`:
+//   health        GET  /api/health           a route handler that touches nothing
+//   ready         GET  /api/ready            one database round trip
+//   bearer read   GET  /api/user/<id>/       bearer validation (one statement) and the user
+//   bearer @16    the same at 16 connections, for its p99
+//   introspection POST introspect endpoint   client authentication and one lookup by value
+//   refresh       POST token endpoint        refresh rotation (each connection follows its own chain)
+//   password      POST token endpoint        password grant: an argon2id verification (~11 ms) and a new grant
+// plus the raw argon2id verify rate of this machine (in this process, as many at once as the server hashes).
 //
-// The server is started through the project's own start path (scripts/serve.ts start: environment check,
-// migrations, `next start`) on a scratch database: a fresh SQLite file under .data/bench/ (deleted at the
-// end), or, when DATABASE_URL is postgresql://, that database with its public schema dropped and re-created
-// (refused unless its name contains "bench" or --yes-wipe is given). Figures go to stdout as a table and to
-// bench-results/bench-<database>-<timestamp>.json. There are no timing assertions anywhere: this is a
-// measuring tool, not a test.
+// With --scale, it then seeds 1,000,000 access tokens and reads with tokens sampled from all of them, against
+// the same reads at 1,000 stored tokens.
+//
+// Absolute figures depend on the machine (and on whatever else runs on it: check `uptime` first); the targets
+// are ratios in one run, plus the refresh rate and the p99. The server runs on a scratch database: a fresh
+// SQLite file under .data/bench/ (deleted at the end), or, when DATABASE_URL is postgresql://, that database
+// with its public schema dropped and re-created (refused unless its name contains "bench" or --yes-wipe is
+// given). Figures go to stdout and to bench-results/bench-<database>-<timestamp>.json. There are no timing
+// assertions anywhere else: this is a measuring tool, not a test.
 import autocannon, { type Client, type Instance, type Request, type Result } from "autocannon";
+import { hash, verify } from "@node-rs/argon2";
+import Database from "better-sqlite3";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { cpus } from "node:os";
+import { availableParallelism, cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -33,33 +42,45 @@ import pg from "pg";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TOKEN_PATH = "/api/connect/oauth2/token/";
+const INTROSPECT_PATH = "/api/connect/oauth2/introspect/";
 const JSON_HEADERS = { "Content-Type": "application/json" };
 const PASSWORD = "bench horse battery staple";
-const SERVER_START_TIMEOUT_MS = 60_000;
+const SERVER_START_TIMEOUT_MS = 90_000;
+const SCALE_TOKENS = 1_000_000;
+const SMALL_TOKENS = 1_000;
+const SAMPLE_TOKENS = 2_000;
+const CLOCK_TICKS = 100; // USER_HZ: the unit of utime/stime in /proc/<pid>/stat on Linux
 
-type Options = { duration: number; connections: number; port: number; yesWipe: boolean };
-type Database = { kind: "sqlite" | "postgresql"; url: string; cleanup: () => void };
-type Fixtures = { userId: number; email: string; clientId: string; clientSecret: string };
+type Options = { duration: number; connections: number; port: number; workers: number; yesWipe: boolean; scale: boolean };
+type DatabaseKind = "sqlite" | "postgresql";
+type ScratchDatabase = { kind: DatabaseKind; url: string; file: string | null; cleanup: () => void };
+type Fixtures = { userId: number; email: string; clientId: string; clientSecret: string; clientPk: number };
 type TokenResponse = { access_token: string; refresh_token: string };
-type Scenario = { name: string; method: "GET" | "POST"; path: string; request: Request; setupClient?: (client: Client) => void };
+type Scenario = { name: string; base: string; method: "GET" | "POST"; path: string; connections?: number; request: Request; setupClient?: (client: Client) => void };
+type ServerGroups = Record<string, number>; // base URL -> process group id
 type Figures = {
   scenario: string;
+  server: string;
   method: string;
   path: string;
+  connections: number;
   requests_per_second: number;
-  relative_to_health: number | null;
   latency_ms: { p50: number; p99: number; average: number; max: number };
   requests_completed: number;
+  /** CPU time the server's processes spent per request (less disturbed by other load than req/s). */
+  server_cpu_us_per_request: number | null;
   measured_seconds: number;
   non_2xx: number;
   errors: number;
   timeouts: number;
   status_codes: Record<string, number>;
 };
+type Target = { target: string; measured: string; pass: boolean };
 
 const USAGE =
-  "usage: npm run bench -- [--quick] [--duration SECONDS] [--connections N] [--port PORT] [--yes-wipe]\n" +
-  "  SQLite scratch file by default; DATABASE_URL=postgresql://.../<name with 'bench'> for PostgreSQL.";
+  "usage: npm run bench -- [--quick] [--scale] [--duration SECONDS] [--connections N] [--port PORT] [--workers N] [--yes-wipe]\n" +
+  "  SQLite scratch file by default; DATABASE_URL=postgresql://.../<name with 'bench'> for PostgreSQL.\n" +
+  "  Uses ports PORT (npm start), PORT+1 (next start) and PORT+2 (bare node:http).";
 
 function parseOptions(): Options {
   let values;
@@ -67,9 +88,11 @@ function parseOptions(): Options {
     ({ values } = parseArgs({
       options: {
         quick: { type: "boolean", default: false },
+        scale: { type: "boolean", default: false },
         duration: { type: "string" },
         connections: { type: "string", default: "10" },
         port: { type: "string", default: "3999" },
+        workers: { type: "string", default: "1" },
         "yes-wipe": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -93,8 +116,10 @@ function parseOptions(): Options {
   return {
     duration: integer("duration", values.duration ?? (values.quick ? "3" : "10"), 1, 600),
     connections: integer("connections", values.connections, 1, 1000),
-    port: integer("port", values.port, 1, 65535),
+    port: integer("port", values.port, 1, 65533),
+    workers: integer("workers", values.workers, 1, 64),
     yesWipe: values["yes-wipe"],
+    scale: values.scale,
   };
 }
 
@@ -121,9 +146,13 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
+const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+const sha256 = (value: string) => createHash("sha256").update(value, "utf8").digest("hex");
+
 // --- Scratch database ---------------------------------------------------------------------------------
 
-async function prepareDatabase(options: Options, stamp: string): Promise<Database> {
+async function prepareDatabase(options: Options, stamp: string): Promise<ScratchDatabase> {
   const given = process.env.DATABASE_URL ?? "";
   if (/^postgres(ql)?:\/\//.test(given)) {
     const name = decodeURIComponent(new URL(given).pathname.slice(1));
@@ -142,7 +171,7 @@ async function prepareDatabase(options: Options, stamp: string): Promise<Databas
     } finally {
       await client.end();
     }
-    return { kind: "postgresql", url: given, cleanup: () => {} };
+    return { kind: "postgresql", url: given, file: null, cleanup: () => {} };
   }
   if (given) console.error(`DATABASE_URL is not PostgreSQL; using a scratch SQLite file instead of ${given}`);
   const dir = join(ROOT, ".data", "bench");
@@ -151,33 +180,28 @@ async function prepareDatabase(options: Options, stamp: string): Promise<Databas
   return {
     kind: "sqlite",
     url: `file:${file}`,
+    file,
     cleanup: () => {
       for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(file + suffix, { force: true });
     },
   };
 }
 
-// --- Server -------------------------------------------------------------------------------------------
+// --- Servers ------------------------------------------------------------------------------------------
 
 function assertPortFree(port: number): Promise<void> {
   return new Promise((resolvePort, reject) => {
     const probe = createServer();
-    probe.once("error", () =>
-      reject(new Error(`port ${port} is in use (a server left running?); choose another with --port`)),
-    );
+    probe.once("error", () => reject(new Error(`port ${port} is in use (a server left running?); choose another with --port`)));
     probe.listen(port, "127.0.0.1", () => probe.close(() => resolvePort()));
   });
 }
 
-/** Starts `tsx scripts/serve.ts start` in its own process group, so that Next's children die with it. */
-function startServer(env: Record<string, string>): { child: ChildProcess; output: () => string; stop: () => Promise<void> } {
-  const child = spawn(join(ROOT, "node_modules", ".bin", "tsx"), ["scripts/serve.ts", "start"], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  // Keep the tail of the server's output (and keep draining its pipes) to show it if something goes wrong.
+type Started = { name: string; child: ChildProcess; output: () => string; stop: () => Promise<void> };
+
+/** Starts a command in its own process group (so that its children die with it), keeping its output's tail. */
+function startProcess(name: string, command: string, args: string[], env: Record<string, string>): Started {
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {
     lines.push(...chunk.toString().split("\n").filter(Boolean));
@@ -185,7 +209,6 @@ function startServer(env: Record<string, string>): { child: ChildProcess; output
   };
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
-
   const groupAlive = () => {
     try {
       process.kill(-child.pid!, 0);
@@ -197,17 +220,25 @@ function startServer(env: Record<string, string>): { child: ChildProcess; output
   const stop = async () => {
     if (!child.pid || !groupAlive()) return;
     process.kill(-child.pid, "SIGTERM");
-    for (let waited = 0; waited < 5_000 && groupAlive(); waited += 100) await sleep(100);
+    for (let waited = 0; waited < 12_000 && groupAlive(); waited += 100) await sleep(100);
     if (groupAlive()) process.kill(-child.pid, "SIGKILL");
   };
-  return { child, output: () => lines.join("\n"), stop };
+  return { name, child, output: () => lines.join("\n"), stop };
 }
 
-async function waitForHealth(base: string, server: ReturnType<typeof startServer>): Promise<void> {
+const BARE_SERVER = `
+const body = JSON.stringify({ status: "ok" });
+require("node:http").createServer((req, res) => {
+  res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "Content-Length": body.length });
+  res.end(body);
+}).listen(Number(process.argv[1]), "127.0.0.1");
+`;
+
+async function waitForHealth(base: string, server: Started): Promise<void> {
   const deadline = performance.now() + SERVER_START_TIMEOUT_MS;
   while (performance.now() < deadline) {
     if (server.child.exitCode !== null || server.child.signalCode !== null) {
-      throw new Error(`the server exited during start-up:\n${server.output()}`);
+      throw new Error(`${server.name} exited during start-up:\n${server.output()}`);
     }
     try {
       const response = await fetch(`${base}/api/health`, { signal: AbortSignal.timeout(2_000) });
@@ -218,7 +249,43 @@ async function waitForHealth(base: string, server: ReturnType<typeof startServer
     }
     await sleep(200);
   }
-  throw new Error(`GET /api/health did not answer 200 within ${SERVER_START_TIMEOUT_MS / 1000} s:\n${server.output()}`);
+  throw new Error(`${server.name}: GET /api/health did not answer 200 within ${SERVER_START_TIMEOUT_MS / 1000} s:\n${server.output()}`);
+}
+
+/** CPU time (user + system, ms) of every process in a process group. */
+function groupCpuMs(pgid: number): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) !== pgid) continue;
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
+/** Resident memory of every process in a process group (the server and, with WORKERS, its workers). */
+function groupRss(pgid: number): Array<{ pid: number; rssMiB: number; command: string }> {
+  const out: Array<{ pid: number; rssMiB: number; command: string }> = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) !== pgid) continue; // field 5 of stat: the process group
+      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${entry}/status`, "utf8"));
+      const command = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").filter(Boolean).slice(0, 3).join(" ");
+      out.push({ pid: Number(entry), rssMiB: round(Number(rss?.[1] ?? 0) / 1024, 1), command: command.slice(0, 90) });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
 }
 
 // --- Fixtures -----------------------------------------------------------------------------------------
@@ -231,13 +298,14 @@ async function waitForHealth(base: string, server: ReturnType<typeof startServer
 async function createFixtures(): Promise<Fixtures> {
   const { createUser } = await import("../src/users/create-user");
   const { createClient } = await import("../src/clients/create-client");
-  const { disconnectDb } = await import("../src/server/db");
+  const { db, disconnectDb } = await import("../src/server/db");
   try {
     const email = `bench-${randomBytes(4).toString("hex")}@example.test`;
     const user = await createUser({ email, password: PASSWORD, name: "Bench User" });
     const client = await createClient({ ownerId: user.id, name: "Bench client", grantType: "password" });
     if (!client.client_secret) throw new Error("the password client has no secret");
-    return { userId: user.id, email: user.email, clientId: client.client_id, clientSecret: client.client_secret };
+    const row = await (await db()).client.findUniqueOrThrow({ where: { clientId: client.client_id } });
+    return { userId: user.id, email: user.email, clientId: client.client_id, clientSecret: client.client_secret, clientPk: row.id };
   } finally {
     await disconnectDb();
   }
@@ -263,24 +331,47 @@ async function passwordGrant(base: string, fixtures: Fixtures): Promise<TokenRes
 
 // --- Scenarios ----------------------------------------------------------------------------------------
 
-async function buildScenarios(base: string, fixtures: Fixtures, connections: number): Promise<Scenario[]> {
-  const bearer = await passwordGrant(base, fixtures);
+const get = (name: string, base: string, path: string, headers: Record<string, string> = {}, connections?: number): Scenario => ({
+  name,
+  base,
+  method: "GET",
+  path,
+  ...(connections ? { connections } : {}),
+  request: { method: "GET", path, headers },
+});
+
+/** Each connection takes its own tokens in turn from `tokens` (bearer reads spread over many rows). */
+function rotatingBearer(name: string, base: string, path: string, tokens: string[], connections?: number): Scenario {
+  let next = 0;
+  return {
+    // (The warm-up sends this one with the first token; each connection then takes its own turns.)
+    ...get(name, base, path, { Authorization: `Bearer ${tokens[0]}` }, connections),
+    setupClient: (client) => {
+      let i = next++ * 7919;
+      client.setRequests([
+        {
+          method: "GET",
+          path,
+          setupRequest: (request) => ({ ...request, headers: { Authorization: `Bearer ${tokens[i++ % tokens.length]}` } }),
+        },
+      ]);
+    },
+  };
+}
+
+async function buildScenarios(bases: { app: string; next: string; bare: string }, fixtures: Fixtures, connections: number): Promise<{ scenarios: Scenario[]; bearer: string }> {
+  const bearer = await passwordGrant(bases.app, fixtures);
   // One token chain per connection: a refresh token is single-use and reusing one revokes its whole grant,
   // so no two connections may share a chain. Each connection starts from its own password grant.
   const chains: string[] = [];
-  for (let i = 0; i < connections; i++) chains.push((await passwordGrant(base, fixtures)).refresh_token);
-
+  for (let i = 0; i < connections; i++) chains.push((await passwordGrant(bases.app, fixtures)).refresh_token);
   const userPath = `/api/user/${fixtures.userId}/`;
-  const get = (name: string, path: string, headers: Record<string, string> = {}): Scenario => ({
-    name,
-    method: "GET",
-    path,
-    request: { method: "GET", path, headers },
-  });
+  const auth = { Authorization: `Bearer ${bearer.access_token}` };
 
   let nextChain = 0;
   const refresh: Scenario = {
     name: "refresh rotation",
+    base: bases.app,
     method: "POST",
     path: TOKEN_PATH,
     request: { method: "POST", path: TOKEN_PATH, headers: JSON_HEADERS },
@@ -295,12 +386,7 @@ async function buildScenarios(base: string, fixtures: Fixtures, connections: num
           headers: JSON_HEADERS,
           setupRequest: (request) => ({
             ...request,
-            body: JSON.stringify({
-              grant_type: "refresh_token",
-              refresh_token: chain.refreshToken,
-              client_id: fixtures.clientId,
-              client_secret: fixtures.clientSecret,
-            }),
+            body: JSON.stringify({ grant_type: "refresh_token", refresh_token: chain.refreshToken, client_id: fixtures.clientId, client_secret: fixtures.clientSecret }),
           }),
           // Any other status means the chain broke; it shows as non-2xx (every later use of the chain fails).
           onResponse: (status, body) => {
@@ -310,67 +396,77 @@ async function buildScenarios(base: string, fixtures: Fixtures, connections: num
       ]);
     },
   };
+  const introspection = JSON.stringify({ token: bearer.access_token, client_id: fixtures.clientId, client_secret: fixtures.clientSecret });
 
-  return [
-    get("health (bare route)", "/api/health"),
-    get("ready (database)", "/api/ready"),
-    get("bearer read", userPath, { Authorization: `Bearer ${bearer.access_token}` }),
-    refresh,
-    {
-      name: "password grant",
-      method: "POST",
-      path: TOKEN_PATH,
-      request: { method: "POST", path: TOKEN_PATH, headers: JSON_HEADERS, body: passwordGrantBody(fixtures) },
-    },
-  ];
+  return {
+    bearer: bearer.access_token,
+    scenarios: [
+      get("health: bare node:http", bases.bare, "/api/health"),
+      get("health: next start", bases.next, "/api/health"),
+      get("health: npm start", bases.app, "/api/health"),
+      get("ready (one query)", bases.app, "/api/ready"),
+      get("bearer read", bases.app, userPath, auth),
+      get("bearer read @16", bases.app, userPath, auth, 16),
+      {
+        name: "introspection",
+        base: bases.app,
+        method: "POST",
+        path: INTROSPECT_PATH,
+        request: { method: "POST", path: INTROSPECT_PATH, headers: JSON_HEADERS, body: introspection },
+      },
+      refresh,
+      {
+        name: "password grant",
+        base: bases.app,
+        method: "POST",
+        path: TOKEN_PATH,
+        request: { method: "POST", path: TOKEN_PATH, headers: JSON_HEADERS, body: passwordGrantBody(fixtures) },
+      },
+    ],
+  };
 }
 
 /** A few sequential requests to each GET route, so that loading route code is not part of a measurement. */
-async function warmUp(base: string, scenarios: Scenario[]): Promise<void> {
+async function warmUp(scenarios: Scenario[]): Promise<void> {
   for (const scenario of scenarios.filter((s) => s.method === "GET")) {
-    for (let i = 0; i < 20; i++) {
-      const response = await fetch(base + scenario.path, { headers: scenario.request.headers });
+    for (let i = 0; i < 50; i++) {
+      const response = await fetch(scenario.base + scenario.path, { headers: scenario.request.headers });
       await response.arrayBuffer();
-      if (response.status !== 200) throw new Error(`warm-up: ${scenario.path} answered ${response.status}`);
+      if (response.status !== 200) throw new Error(`warm-up: ${scenario.base}${scenario.path} answered ${response.status}`);
     }
   }
 }
 
-async function measure(base: string, scenario: Scenario, options: Options): Promise<Result> {
+async function measure(scenario: Scenario, options: Options, groups: ServerGroups = {}): Promise<{ result: Result; cpuMs: number | null }> {
+  const pgid = groups[scenario.base];
+  const before = pgid ? groupCpuMs(pgid) : 0;
   running = autocannon({
-    url: base,
+    url: scenario.base,
     title: scenario.name,
-    connections: options.connections,
+    connections: scenario.connections ?? options.connections,
     duration: options.duration,
     requests: [scenario.request],
     ...(scenario.setupClient ? { setupClient: scenario.setupClient } : {}),
   });
   try {
-    return await running;
+    const result = await running;
+    return { result, cpuMs: pgid ? groupCpuMs(pgid) - before : null };
   } finally {
     running = null;
   }
 }
 
-// --- Report -------------------------------------------------------------------------------------------
-
-const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
-
-function figures(scenario: Scenario, result: Result, healthRps: number | null): Figures {
-  const rps = result.requests.average;
+function figures(scenario: Scenario, result: Result, connections: number, cpuMs: number | null = null): Figures {
   return {
     scenario: scenario.name,
+    server: scenario.base,
     method: scenario.method,
     path: scenario.path.replace(/\/api\/user\/\d+\//, "/api/user/<id>/"),
-    requests_per_second: round(rps, 1),
-    relative_to_health: healthRps ? round(rps / healthRps, 3) : null,
-    latency_ms: {
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      average: round(result.latency.average),
-      max: result.latency.max,
-    },
+    connections,
+    requests_per_second: round(result.requests.average, 1),
+    latency_ms: { p50: result.latency.p50, p99: result.latency.p99, average: round(result.latency.average), max: result.latency.max },
     requests_completed: result.requests.total,
+    server_cpu_us_per_request: cpuMs === null || !result.requests.total ? null : Math.round((cpuMs * 1000) / result.requests.total),
     // autocannon samples once a second and may take one more sample than --duration asks for.
     measured_seconds: result.duration,
     non_2xx: result.non2xx,
@@ -380,21 +476,99 @@ function figures(scenario: Scenario, result: Result, healthRps: number | null): 
   };
 }
 
+// --- The raw argon2id verify rate ----------------------------------------------------------------------
+
+/** Verifications per second with `parallel` at once, the way the server hashes (src/users/passwords.ts). */
+async function rawVerifyRate(parallel: number, seconds: number): Promise<number> {
+  const options = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+  const stored = await hash(PASSWORD, options);
+  for (let i = 0; i < parallel * 2; i++) await verify(stored, PASSWORD); // warm up
+  let done = 0;
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (performance.now() < end) {
+        await verify(stored, PASSWORD);
+        done++;
+      }
+    }),
+  );
+  return done / ((performance.now() - started) / 1000);
+}
+
+// --- Scale: 1,000,000 stored access tokens --------------------------------------------------------------
+
+const scaleToken = (i: number) => `bench-scale-token-${i}`;
+
+/** Adds access tokens numbered [from, to) to one grant of the bench user, straight through the driver. */
+async function seedTokens(database: ScratchDatabase, fixtures: Fixtures, from: number, to: number): Promise<void> {
+  const at = new Date();
+  const expires = new Date(at.getTime() + 24 * 3600_000);
+  if (database.kind === "postgresql") {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const grant = await client.query<{ id: number }>(
+        `INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt") VALUES ($1, $2, 'password', 'readonly', $3, $3) RETURNING "id"`,
+        [fixtures.clientPk, fixtures.userId, at.toISOString()],
+      );
+      for (let start = from; start < to; start += 100_000) {
+        await client.query(
+          `INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
+           SELECT encode(sha256(convert_to('bench-scale-token-' || i, 'UTF8')), 'hex'), $1, $2, $3, 'readonly', $4, $5
+           FROM generate_series($6::int, $7::int) AS i`,
+          [grant.rows[0]!.id, fixtures.clientPk, fixtures.userId, at.toISOString(), expires.toISOString(), start, Math.min(to, start + 100_000) - 1],
+        );
+      }
+      await client.query(`ANALYZE "AccessToken"`);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const sqlite = new Database(database.file!, { timeout: 10_000 });
+  try {
+    const iso = (date: Date) => date.toISOString().replace("Z", "+00:00");
+    const grantId = Number(
+      sqlite
+        .prepare(`INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt") VALUES (?, ?, 'password', 'readonly', ?, ?)`)
+        .run(fixtures.clientPk, fixtures.userId, iso(at), iso(at)).lastInsertRowid,
+    );
+    const insert = sqlite.prepare(`INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt") VALUES (?, ?, ?, ?, 'readonly', ?, ?)`);
+    const batch = sqlite.transaction((start: number, end: number) => {
+      for (let i = start; i < end; i++) insert.run(sha256(scaleToken(i)), grantId, fixtures.clientPk, fixtures.userId, iso(at), iso(expires));
+    });
+    for (let start = from; start < to; start += 50_000) batch(start, Math.min(to, start + 50_000));
+    sqlite.exec(`ANALYZE "AccessToken"`);
+  } finally {
+    sqlite.close();
+  }
+}
+
+/** SAMPLE_TOKENS distinct tokens, spread at random over [0, count). */
+function sampleTokens(count: number): string[] {
+  const picked = new Set<number>();
+  while (picked.size < Math.min(SAMPLE_TOKENS, count)) picked.add(Math.floor(Math.random() * count));
+  return [...picked].map(scaleToken);
+}
+
+// --- Report -------------------------------------------------------------------------------------------
+
 function table(rows: Figures[]): string {
-  const header = ["scenario", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors", "vs health"];
+  const header = ["scenario", "conns", "req/s", "p50 ms", "p99 ms", "server CPU µs/req", "non-2xx", "errors"];
   const body = rows.map((row) => [
     row.scenario,
+    String(row.connections),
     row.requests_per_second.toFixed(1),
     String(row.latency_ms.p50),
     String(row.latency_ms.p99),
+    row.server_cpu_us_per_request === null ? "-" : String(row.server_cpu_us_per_request),
     String(row.non_2xx),
     String(row.errors),
-    row.relative_to_health === null ? "-" : `${row.relative_to_health.toFixed(2)}x`,
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...body.map((cells) => cells[column]!.length)));
-  // The scenario column is left-aligned, the figures right-aligned.
-  const line = (cells: string[]) =>
-    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ");
+  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ");
   return [line(header), widths.map((width) => "-".repeat(width)).join("  "), ...body.map(line)].join("\n");
 }
 
@@ -406,10 +580,6 @@ function gitCommit(): string | null {
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms));
-}
-
 // --- Main ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -418,48 +588,128 @@ async function main(): Promise<void> {
     console.error("No production build found (.next/BUILD_ID): run `npm run build` first.");
     process.exit(1);
   }
-  await assertPortFree(options.port);
+  for (const port of [options.port, options.port + 1, options.port + 2]) await assertPortFree(port);
 
   const startedAt = new Date();
   const stamp = startedAt.toISOString().replace(/[:.]/g, "-");
+  const load = loadavg().map((value) => round(value, 2));
+  if (load[0]! > cpus().length * 0.5) console.error(`Warning: load average ${load.join(", ")} on ${cpus().length} CPUs: the figures will be disturbed.`);
   const database = await prepareDatabase(options, stamp);
   cleanups.push(database.cleanup);
 
-  const base = `http://127.0.0.1:${options.port}`;
+  const bases = { app: `http://127.0.0.1:${options.port}`, next: `http://127.0.0.1:${options.port + 1}`, bare: `http://127.0.0.1:${options.port + 2}` };
+  const authSecret = randomBytes(32).toString("base64url");
   const serverEnv = {
     NODE_ENV: "production",
-    AUTH_SECRET: randomBytes(32).toString("base64url"),
+    AUTH_SECRET: authSecret,
     DATABASE_URL: database.url,
     PORT: String(options.port),
-    APP_URL: base,
+    APP_URL: bases.app,
     LOG_LEVEL: "warn",
+    WORKERS: String(options.workers),
+    RESEND_API_KEY: "",
   };
   // The fixtures are created in this process with the server's own environment (see createFixtures).
   Object.assign(process.env, serverEnv);
 
-  console.error(`Starting the production build on ${database.kind} (${base})...`);
-  const server = startServer(serverEnv);
-  cleanups.push(server.stop);
-  await waitForHealth(base, server);
+  console.error(`Starting npm start (WORKERS=${options.workers}), next start and a bare node:http server on ${database.kind}...`);
+  const app = startProcess("npm start", process.execPath, ["--import", "tsx", "scripts/serve.ts", "start"], serverEnv);
+  cleanups.push(app.stop);
+  await waitForHealth(bases.app, app); // migrated by now
+  const plainNext = startProcess("next start", process.execPath, [join(ROOT, "node_modules", "next", "dist", "bin", "next"), "start", "--port", String(options.port + 1)], {
+    ...serverEnv,
+    PORT: String(options.port + 1),
+    NEXTAUTH_URL: bases.app,
+    NEXTAUTH_SECRET: authSecret,
+    NEXT_TELEMETRY_DISABLED: "1",
+  });
+  cleanups.push(plainNext.stop);
+  const bare = startProcess("bare node:http", process.execPath, ["-e", BARE_SERVER, String(options.port + 2)], {});
+  cleanups.push(bare.stop);
+  await Promise.all([waitForHealth(bases.next, plainNext), waitForHealth(bases.bare, bare)]);
 
   const fixtures = await createFixtures();
-  const scenarios = await buildScenarios(base, fixtures, options.connections);
-  await warmUp(base, scenarios);
+  const { scenarios } = await buildScenarios(bases, fixtures, options.connections);
+  await warmUp(scenarios);
 
+  const groups: ServerGroups = { [bases.app]: app.child.pid!, [bases.next]: plainNext.child.pid!, [bases.bare]: bare.child.pid! };
   const rows: Figures[] = [];
-  let healthRps: number | null = null;
   for (const scenario of scenarios) {
-    console.error(`  ${scenario.name}: ${scenario.method} ${scenario.path}, ${options.connections} connections, ${options.duration} s`);
-    const result = await measure(base, scenario, options);
-    healthRps ??= result.requests.average;
-    rows.push(figures(scenario, result, healthRps));
+    const connections = scenario.connections ?? options.connections;
+    console.error(`  ${scenario.name}: ${scenario.method} ${scenario.base}${scenario.path}, ${connections} connections, ${options.duration} s`);
+    const { result, cpuMs } = await measure(scenario, options, groups);
+    rows.push(figures(scenario, result, connections, cpuMs));
   }
+  // The servers are idle now: the machine's own hashing rate, as many at once as the server hashes.
+  const { hashingSlots } = await import("../src/users/passwords");
+  const { env } = await import("../src/env");
+  const slots = hashingSlots(env()) * options.workers; // every process's share
+  const hashSeconds = Math.max(3, Math.min(options.duration, 10));
+  console.error(`  raw argon2id verify: ${slots} at once, ${hashSeconds} s`);
+  const rawRate = await rawVerifyRate(slots, hashSeconds);
+
+  let scale: { small: Figures; large: Figures } | null = null;
+  if (options.scale) {
+    const userPath = `/api/user/${fixtures.userId}/`;
+    console.error(`  scale: seeding ${SMALL_TOKENS} access tokens`);
+    await seedTokens(database, fixtures, 0, SMALL_TOKENS);
+    const small = rotatingBearer(`bearer read, ${SMALL_TOKENS} tokens`, bases.app, userPath, sampleTokens(SMALL_TOKENS));
+    await warmUp([small]);
+    console.error(`  ${small.name}: ${options.duration} s`);
+    const smallRun = await measure(small, options, groups);
+    const smallFigures = figures(small, smallRun.result, options.connections, smallRun.cpuMs);
+    console.error(`  scale: seeding up to ${SCALE_TOKENS.toLocaleString("en")} access tokens`);
+    await seedTokens(database, fixtures, SMALL_TOKENS, SCALE_TOKENS);
+    const large = rotatingBearer(`bearer read, ${SCALE_TOKENS} tokens`, bases.app, userPath, sampleTokens(SCALE_TOKENS));
+    await warmUp([large]);
+    console.error(`  ${large.name}: ${options.duration} s`);
+    const largeRun = await measure(large, options, groups);
+    scale = { small: smallFigures, large: figures(large, largeRun.result, options.connections, largeRun.cpuMs) };
+    rows.push(scale.small, scale.large);
+  }
+  const rss = groupRss(app.child.pid!);
+
+  // --- Targets (issue 8), from this one run
+  const rps = (name: string) => rows.find((row) => row.scenario === name)!.requests_per_second;
+  const bearerRow = rows.find((row) => row.scenario === "bearer read @16")!;
+  const ratio = (a: number, b: number) => (b > 0 ? a / b : 0);
+  const refreshTarget = database.kind === "sqlite" ? 1000 : 700;
+  const targets: Target[] = [
+    { target: "health: npm start >= 5x next start", measured: `${ratio(rps("health: npm start"), rps("health: next start")).toFixed(2)}x`, pass: ratio(rps("health: npm start"), rps("health: next start")) >= 5 },
+    { target: "bearer read >= 0.8x npm start health", measured: `${ratio(rps("bearer read"), rps("health: npm start")).toFixed(2)}x`, pass: ratio(rps("bearer read"), rps("health: npm start")) >= 0.8 },
+    { target: "bearer read >= 0.15x bare node:http", measured: `${ratio(rps("bearer read"), rps("health: bare node:http")).toFixed(3)}x`, pass: ratio(rps("bearer read"), rps("health: bare node:http")) >= 0.15 },
+    { target: `refresh rotations >= ${refreshTarget}/s (${database.kind})`, measured: `${rps("refresh rotation").toFixed(0)}/s`, pass: rps("refresh rotation") >= refreshTarget },
+    { target: "password grants >= 0.8x raw argon2id verify rate", measured: `${ratio(rps("password grant"), rawRate).toFixed(2)}x (${rps("password grant").toFixed(0)}/s vs ${rawRate.toFixed(0)}/s)`, pass: ratio(rps("password grant"), rawRate) >= 0.8 },
+    { target: "bearer read p99 < 50 ms at 16 connections", measured: `${bearerRow.latency_ms.p99} ms`, pass: bearerRow.latency_ms.p99 < 50 },
+  ];
+  if (scale) {
+    const cost = ratio(scale.small.requests_per_second, scale.large.requests_per_second);
+    targets.push({ target: `lookup at ${SCALE_TOKENS.toLocaleString("en")} tokens <= 1.2x at ${SMALL_TOKENS.toLocaleString("en")}`, measured: `${cost.toFixed(2)}x`, pass: cost <= 1.2 });
+  }
+  const failedRows = rows.filter((row) => row.non_2xx || row.errors);
 
   console.log(
-    `\n${database.kind}, ${options.connections} connections, ${options.duration} s per scenario, ` +
-      `node ${process.version}, ${cpus().length} CPUs\n`,
+    `\n${database.kind}, WORKERS=${options.workers}, ${options.connections} connections (unless shown), ${options.duration} s per scenario, ` +
+      `node ${process.version}, ${cpus().length} CPUs, load average before: ${load.join(" ")}\n`,
   );
   console.log(table(rows));
+  console.log(`\nraw argon2id verify rate: ${rawRate.toFixed(1)}/s (${slots} at once)`);
+  console.log(`npm start RSS after the run: ${rss.map((p) => `${p.rssMiB} MiB (pid ${p.pid}: ${p.command})`).join("; ")}`);
+  console.log(`                      total: ${round(rss.reduce((sum, p) => sum + p.rssMiB, 0), 1)} MiB\n`);
+  const width = Math.max(...targets.map((t) => t.target.length));
+  for (const t of targets) console.log(`${t.pass ? "PASS" : "FAIL"}  ${t.target.padEnd(width)}  ${t.measured}`);
+  // The same comparisons by the servers' own CPU time per request, which other load on the machine disturbs
+  // less than req/s.
+  const cpu = (name: string) => rows.find((row) => row.scenario === name)?.server_cpu_us_per_request ?? null;
+  /** Throughput of scenario `a` relative to `b` on a core of its own: b's CPU per request over a's. */
+  const throughputRatio = (a: string, b: string) => {
+    const [costA, costB] = [cpu(a), cpu(b)];
+    return costA && costB ? (costB / costA).toFixed(3) : "-";
+  };
+  console.log("\nThe same ratios by the servers' CPU time per request (less disturbed by other load):");
+  console.log(`  health: npm start vs next start   ${throughputRatio("health: npm start", "health: next start")}x`);
+  console.log(`  bearer read vs npm start health   ${throughputRatio("bearer read", "health: npm start")}x`);
+  console.log(`  bearer read vs bare node:http     ${throughputRatio("bearer read", "health: bare node:http")}x`);
 
   const report = {
     created_at: startedAt.toISOString(),
@@ -467,10 +717,17 @@ async function main(): Promise<void> {
     node: process.version,
     platform: `${process.platform}-${process.arch}`,
     cpus: cpus().length,
+    available_parallelism: availableParallelism(),
+    load_average_before: load,
     database: database.kind,
+    workers: options.workers,
     connections: options.connections,
     duration_seconds: options.duration,
     scenarios: rows,
+    raw_argon2id_verify_per_second: round(rawRate, 1),
+    hashing_slots: slots,
+    rss_after_run: rss,
+    targets,
   };
   const dir = join(ROOT, "bench-results");
   mkdirSync(dir, { recursive: true });
@@ -478,17 +735,18 @@ async function main(): Promise<void> {
   writeFileSync(file, JSON.stringify(report, null, 2) + "\n");
   console.log(`\nFigures written to ${file}`);
 
-  if (rows.some((row) => row.non_2xx || row.errors)) {
-    console.error("Some requests failed (non-2xx or errors): the figures of those scenarios are not comparable.");
-    console.error(server.output());
+  if (failedRows.length) {
+    console.error(`Some requests failed (non-2xx or errors) in: ${failedRows.map((row) => row.scenario).join(", ")}; those figures are not comparable.`);
+    console.error(app.output());
     process.exitCode = 1;
   }
+  if (targets.some((t) => !t.pass)) process.exitCode = 1;
 }
 
 try {
   await main();
 } catch (error) {
-  console.error(`bench: ${(error as Error).message}`);
+  console.error(`bench: ${(error as Error).stack ?? (error as Error).message}`);
   process.exitCode = 1;
 } finally {
   await cleanUp();

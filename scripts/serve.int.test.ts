@@ -67,6 +67,8 @@ describe("npm run dev", () => {
       users: [{ email: "alice@example.com" }, { email: "bob@example.com" }],
       clients: [
         { grantType: "authorization_code", isPublic: 0, firstParty: 0 },
+        { grantType: "client_credentials", isPublic: 0, firstParty: 0 },
+        { grantType: "device_code", isPublic: 1, firstParty: 0 },
         { grantType: "implicit", isPublic: 0, firstParty: 0 },
         { grantType: "password", isPublic: 0, firstParty: 0 },
       ],
@@ -78,7 +80,7 @@ describe("npm run dev", () => {
 describe("npm start", () => {
   it("migrates a new database and never seeds it", async () => {
     // Without a build `next start` stops at once; with one it serves. Either way the seed would have run by then.
-    const run = npmRun("start", 3337, /Ready in|started server|Could not find a production build/i);
+    const run = npmRun("start", 3337, /Ready (in|on)|started server|Could not find a production build/i);
     const { output } = await run.done;
     expect(output).not.toMatch(/Demo data created/);
     expect(existsSync(run.file), output).toBe(true);

@@ -12,6 +12,12 @@ describe("environment", () => {
     expect(env.databaseUrl).toBe("file:./.data/dev.db");
     expect(env.resendApiKey).toBeNull();
     expect(env.trustProxy).toBe(false);
+    expect(env.workers).toBe(1);
+  });
+
+  it("reads WORKERS, the number of npm start processes", () => {
+    expect(parseEnv({ ...base, WORKERS: "4" }).workers).toBe(4);
+    expect(parseEnv({ ...base, WORKERS: " " }).workers).toBe(1);
   });
 
   it("derives APP_URL from PORT and reads PostgreSQL URLs", () => {
@@ -28,6 +34,9 @@ describe("environment", () => {
     [{ AUTH_SECRET: "short" }, /^Environment variable AUTH_SECRET must be at least 32 characters$/],
     [{ AUTH_SECRET: "" }, /^Environment variable AUTH_SECRET is required in production$/],
     [{ TRUST_PROXY: "yes" }, /^Environment variable TRUST_PROXY must be 0 or 1$/],
+    [{ WORKERS: "0" }, /^Environment variable WORKERS must be an integer from 1 to 64$/],
+    [{ WORKERS: "two" }, /^Environment variable WORKERS must be an integer from 1 to 64$/],
+    [{ WORKERS: "1.5" }, /^Environment variable WORKERS must be an integer from 1 to 64$/],
   ])("stops with one line naming the variable: %o", (override, message) => {
     let error: unknown;
     try {

@@ -38,6 +38,9 @@ const ZRawEnv = z.object({
   TRUST_PROXY: optional(z.enum(["0", "1"], { error: "must be 0 or 1" })),
   DEV_MAILBOX: optional(z.enum(["0", "1"], { error: "must be 0 or 1" })),
   LOG_LEVEL: optional(z.enum(["debug", "info", "warn", "error", "silent"])),
+  // Node's own variable, read here so that the password hashing can size itself to the pool it has.
+  UV_THREADPOOL_SIZE: optional(z.coerce.number().int().min(1).max(1024)),
+  WORKERS: optional(z.coerce.number({ error: "must be an integer from 1 to 64" }).int("must be an integer from 1 to 64").min(1, "must be an integer from 1 to 64").max(64, "must be an integer from 1 to 64")),
 });
 
 export type Env = {
@@ -52,6 +55,10 @@ export type Env = {
   trustProxy: boolean;
   devMailbox: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** `npm start` processes serving on one port (CONTRACT.md 11). */
+  workers: number;
+  /** Threads in libuv's pool (UV_THREADPOOL_SIZE; Node's default 4), where argon2id runs. */
+  threadPoolSize: number;
 };
 
 const SECRET_FILE = ".data/auth-secret";
@@ -102,6 +109,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     trustProxy: raw.TRUST_PROXY === "1",
     devMailbox: raw.DEV_MAILBOX === "1" || (raw.DEV_MAILBOX !== "0" && nodeEnv !== "production"),
     logLevel: raw.LOG_LEVEL ?? (nodeEnv === "test" ? "silent" : "info"),
+    workers: raw.WORKERS ?? 1,
+    threadPoolSize: raw.UV_THREADPOOL_SIZE ?? 4,
   };
 }
 

@@ -34,9 +34,15 @@ export default async function ConsentPage({ searchParams }: { searchParams: Prom
             ))}
           </ul>
         </div>
-        <p className="text-sm text-slate-600 dark:text-slate-400">
-          After your decision you will be sent to <strong>{screen.redirectHost}</strong>.
-        </p>
+        {screen.redirectHost ? (
+          <p className="text-sm text-slate-600 dark:text-slate-400">
+            After your decision you will be sent to <strong>{screen.redirectHost}</strong>.
+          </p>
+        ) : (
+          <p className="text-sm text-slate-600 dark:text-slate-400">
+            Approve only if you started this on your own device and it shows the code <strong className="font-mono">{screen.userCode}</strong>.
+          </p>
+        )}
         <form method="post" action="/consent/decide" className="flex gap-3">
           <input type="hidden" name="request" value={sealed} />
           <input type="hidden" name="csrf" value={screen.csrf} />

@@ -7,15 +7,20 @@ import { LoginForm } from "./login-form";
 
 export const metadata: Metadata = { title: "Sign in" };
 
-type Search = Promise<{ callbackUrl?: string; error?: string; email?: string }>;
+type Search = Promise<{ callbackUrl?: string; error?: string; email?: string; prompt?: string }>;
 
 export default async function LoginPage({ searchParams }: { searchParams: Search }) {
   const params = await searchParams;
   const callbackUrl = safeCallbackUrl(params.callbackUrl);
-  if (await currentUser()) redirect(callbackUrl);
+  // prompt=login: an application asked for the password to be typed again (OpenID Connect prompt=login,
+  // max_age), so a signed-in person sees the form too.
+  const reauthenticate = params.prompt === "login";
+  const user = await currentUser();
+  if (user && !reauthenticate) redirect(callbackUrl);
   return (
-    <Page title="Sign in" narrow>
-      <LoginForm callbackUrl={callbackUrl} initialEmail={params.email ?? ""} />
+    <Page title={reauthenticate && user ? "Confirm it's you" : "Sign in"} narrow>
+      {reauthenticate && user ? <p className="text-sm">The application asks you to enter your password again to continue.</p> : null}
+      <LoginForm callbackUrl={callbackUrl} initialEmail={params.email ?? (reauthenticate && user ? user.email : "")} />
       <p className="text-sm">
         No account yet? <TextLink href={`/signup?callbackUrl=${encodeURIComponent(callbackUrl)}`}>Create one</TextLink>
       </p>

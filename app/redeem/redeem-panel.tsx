@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { Alert, Button, Card, TextLink } from "../components/ui";
 
-type Person = { name: string; email?: string };
+type Person = { id: number; name: string; email?: string };
 type Request = {
   resource_uri: string;
   bundle: { name: string; owner: Person };
@@ -19,7 +19,9 @@ type State =
   | { kind: "declined" }
   | { kind: "problem"; title: string; detail: string };
 
-const person = (p: Person) => (p.email ? `${p.name} (${p.email})` : p.name);
+// The API includes an e-mail only where the viewer may see it (CONTRACT.md 14): here, the target sees the
+// requester's, and the allowed user's when the requester named them by e-mail. Else the name and the id.
+const person = (p: Person) => (p.email ? `${p.name} (${p.email})` : `${p.name} (user ${p.id})`);
 
 /** What a refused check or redeem means for the person holding the link. */
 function problem(status: number, error: string, userEmail: string): State {

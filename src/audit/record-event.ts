@@ -30,7 +30,8 @@ function cleanDetail(detail: AuditDetail | undefined): string | null {
   return JSON.stringify(clean);
 }
 
-function data(event: AuditEventInput) {
+/** The row an event is stored as (also for the raw SQL of src/server/fast-sql.ts). */
+export function auditRow(event: AuditEventInput) {
   return {
     type: event.type,
     at: now(),
@@ -43,11 +44,11 @@ function data(event: AuditEventInput) {
 
 /** Inside the transaction of the change the event records. */
 export async function recordEventInTx(tx: Tx, event: AuditEventInput): Promise<void> {
-  await tx.auditEvent.create({ data: data(event) });
+  await tx.auditEvent.create({ data: auditRow(event) });
 }
 
 /** An event with no change of its own to join (a failed sign-in, a refused request). */
 export async function recordEvent(event: AuditEventInput): Promise<void> {
-  const row = data(event);
+  const row = auditRow(event);
   await write((tx) => tx.auditEvent.create({ data: row }));
 }

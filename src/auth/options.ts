@@ -1,10 +1,20 @@
 // next-auth (v4) for the browser session: a credentials provider over our users, JWT sessions in an
 // encrypted cookie. The token carries the user's id and session version; bumping the version ("sign out
-// everywhere") ends every session at once (see src/auth/session.ts).
+// everywhere") ends every session at once (see src/auth/session.ts). It also carries `auth_time`, when the
+// person last typed their password (OpenID Connect's auth_time, max_age and prompt=login, CONTRACT.md 9).
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
+import { nowMs } from "@/clock";
 import { env } from "@/env";
+import { clientAddressFromForwarded } from "@/http/client-address";
 import { signInWithPassword } from "@/users/sign-in";
+
+/** The client address of the sign-in request (CONTRACT.md 1), from the headers next-auth hands to authorize(). */
+function signInAddress(headers: Record<string, unknown> | undefined): string {
+  const forwarded = headers?.["x-forwarded-for"];
+  const value = Array.isArray(forwarded) ? forwarded.join(", ") : typeof forwarded === "string" ? forwarded : null;
+  return clientAddressFromForwarded(value, env().trustProxy);
+}
 
 export const SESSION_MAX_AGE_SECONDS = 7 * 24 * 3600;
 
@@ -19,8 +29,12 @@ export function authOptions(): NextAuthOptions {
       CredentialsProvider({
         name: "Email and password",
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-        async authorize(credentials) {
-          const result = await signInWithPassword({ email: credentials?.email ?? "", password: credentials?.password ?? "" });
+        async authorize(credentials, request) {
+          const result = await signInWithPassword({
+            email: credentials?.email ?? "",
+            password: credentials?.password ?? "",
+            ip: signInAddress(request?.headers as Record<string, unknown> | undefined),
+          });
           if (!result.ok) {
             if (result.reason === "rate_limited") throw new Error("rate_limited");
             return null;
@@ -35,6 +49,7 @@ export function authOptions(): NextAuthOptions {
         if (user) {
           token.uid = Number(user.id);
           token.sv = (user as { sv?: number }).sv ?? 0;
+          token.auth_time = Math.floor(nowMs() / 1000);
         }
         return token;
       },

@@ -6,7 +6,9 @@ import { nowMs } from "@/clock";
 import { env } from "@/env";
 import { db } from "@/server/db";
 
-export type SessionUser = { id: number; name: string; email: string };
+/** `authTime`: when the person last typed their password (seconds since the epoch); null for sessions made
+ * before it was recorded. */
+export type SessionUser = { id: number; name: string; email: string; authTime: number | null };
 
 export function sessionCookieName(): string {
   return env().appUrl.startsWith("https://") ? "__Secure-next-auth.session-token" : "next-auth.session-token";
@@ -52,7 +54,8 @@ export async function sessionUserFromCookieHeader(cookieHeader: string | null): 
   if (typeof payload.exp === "number" && payload.exp * 1000 <= nowMs()) return null;
   const user = await (await db()).user.findUnique({ where: { id: payload.uid } });
   if (!user || user.sessionVersion !== (payload.sv ?? 0)) return null;
-  return { id: user.id, name: user.name, email: user.email };
+  const authTime = typeof payload.auth_time === "number" ? payload.auth_time : null;
+  return { id: user.id, name: user.name, email: user.email, authTime };
 }
 
 export function sessionUserFromRequest(request: Request): Promise<SessionUser | null> {

@@ -3,7 +3,7 @@
 // in-process on rows dated into the past; the clock is never advanced for them, because the database is
 // shared with test files running at the same time and an advanced clock would prune their live rows.
 import { randomBytes } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { nowMs } from "@/clock";
 import { listMail } from "@/email/list-mail";
 import { pruneTokens } from "@/maintenance/prune-tokens";
@@ -15,6 +15,9 @@ import { makeClient, makeUser, passwordSession, uniqueEmail } from "@/testing/fa
 import { verifyPassword } from "@/users/passwords";
 
 const cli = runCli;
+// Most tests start the CLI several times, each a new Node process loading tsx: on a loaded machine (2 cores
+// shared by several suites) one start can take 10 s, so the file allows each test two minutes.
+vi.setConfig({ testTimeout: 120_000 });
 
 /** Runs a --json command that must succeed, and returns its one JSON value. */
 async function cliJson(...args: string[]): Promise<unknown> {
@@ -92,6 +95,18 @@ describe("client:create", () => {
     expect(byId.get(code!.client_id as string)?.firstParty).toBe(true);
     expect(byId.get(native!.client_id as string)?.secretDigest).toBeNull();
     expect(byId.get(implicit!.client_id as string)?.secretDigest).toBe(digest(implicit!.client_secret as string));
+  });
+
+  it("registers client_credentials and device_code clients (CONTRACT.md 10): no redirect URIs; a device client may be public", async () => {
+    const owner = await makeUser();
+    const [service, device, publicService] = await Promise.all([
+      cli("client:create", "--owner", owner.email, "--name", "Nightly job", "--grant", "client_credentials", "--json"),
+      cli("client:create", "--owner", owner.email, "--name", "TV app", "--grant", "device_code", "--public", "--json"),
+      cli("client:create", "--owner", owner.email, "--name", "Leaky job", "--grant", "client_credentials", "--public", "--json"),
+    ]);
+    expect(JSON.parse(service.stdout)).toMatchObject({ grant_type: "client_credentials", client_secret: expect.stringMatching(/^[\w-]{43}$/), redirect_uris: [], public: false });
+    expect(JSON.parse(device.stdout)).toMatchObject({ grant_type: "device_code", client_secret: null, redirect_uris: [], public: true });
+    expect(publicService).toEqual({ code: 1, stdout: "", stderr: "error: public: a client_credentials client must keep a secret\n" });
   });
 
   it("prints a password client for people, with the secret shown once and stored as its digest", async () => {
@@ -176,7 +191,7 @@ describe("tokens:prune", () => {
     await write((tx) => tx.accessToken.update({ where: { digest: digest(session.accessToken) }, data: { expiresAt: ago(2 * DAY) } }));
 
     const out = (await cliJson("tokens:prune")) as Record<string, number>;
-    expect(Object.keys(out)).toEqual(["access_tokens", "refresh_tokens", "authorization_codes", "grants", "failed_attempts", "permission_requests"]);
+    expect(Object.keys(out)).toEqual(["access_tokens", "refresh_tokens", "authorization_codes", "grants", "failed_attempts", "permission_requests", "device_authorizations", "account_tokens", "mail_messages"]);
     for (const count of Object.values(out)) expect(Number.isInteger(count) && count >= 0).toBe(true);
     expect(out.access_tokens).toBeGreaterThanOrEqual(1);
 
@@ -330,7 +345,7 @@ describe("the command line", () => {
     const run = await cli("--help");
     expect(run.code).toBe(0);
     expect(run.stderr).toBe("");
-    for (const command of ["user:create", "client:create", "bundle:create", "mail:list", "mail:deliver", "tokens:prune"]) {
+    for (const command of ["user:create", "client:create", "bundle:create", "mail:list", "mail:deliver", "keys:rotate", "tokens:prune"]) {
       expect(run.stdout).toContain(command);
     }
   });

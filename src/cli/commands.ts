@@ -9,6 +9,7 @@ import { deliverDue, MAX_ATTEMPTS, pendingMailCount } from "@/email/deliver";
 import { listMail } from "@/email/list-mail";
 import { ApiError } from "@/http/errors";
 import { pruneTokens } from "@/maintenance/prune-tokens";
+import { rotateSigningKey } from "@/oidc/keys";
 import { db } from "@/server/db";
 import { createUser } from "@/users/create-user";
 import { userUri } from "@/users/represent";
@@ -153,8 +154,24 @@ function tokensPrune(values: Record<string, unknown>): Task {
       plural(counts.grants, "grant"),
       plural(counts.failed_attempts, "failed password attempt"),
       plural(counts.permission_requests, "permission request"),
+      plural(counts.device_authorizations, "device authorization"),
+      plural(counts.account_tokens, "account token"),
+      plural(counts.mail_messages, "mail message"),
     ];
     return { json: counts, text: `Pruned ${parts.join(", ")}.` };
+  };
+}
+
+// keys:rotate -------------------------------------------------------------------------------------------------
+
+function keysRotate(values: Record<string, unknown>): Task {
+  validateOptions(z.object({}).strict(), values);
+  return async () => {
+    const key = await rotateSigningKey();
+    return {
+      json: key,
+      text: `New signing key ${key.kid} (created ${key.created_at}) signs id_tokens from now on; the older keys stay in the JWKS for a day.`,
+    };
   };
 }
 
@@ -169,7 +186,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   "client:create": {
     usage:
-      "client:create --owner E --name N --grant authorization_code|implicit|password\n" +
+      "client:create --owner E --name N --grant authorization_code|implicit|password|client_credentials|device_code\n" +
       "              [--redirect-uri U]... [--public] [--first-party]",
     summary: "Register a client owned by the user with e-mail E; its secret is shown once.",
     options: {
@@ -200,9 +217,15 @@ export const COMMANDS: Record<string, Command> = {
     options: {},
     prepare: mailDeliver,
   },
+  "keys:rotate": {
+    usage: "keys:rotate",
+    summary: "Make a new id_token signing key, used from now on; older public keys stay in the JWKS for a day.",
+    options: {},
+    prepare: keysRotate,
+  },
   "tokens:prune": {
     usage: "tokens:prune",
-    summary: "Delete expired and revoked tokens, codes and grants, old failed attempts and ended permission requests.",
+    summary: "Delete expired and revoked tokens, codes and grants, old failed attempts, ended permission requests and account tokens, and their mail.",
     options: {},
     prepare: tokensPrune,
   },

@@ -4,12 +4,12 @@ import { parseInput } from "@/http/validate";
 import { digest, randomSecret } from "@/server/crypto";
 import { write } from "@/server/db";
 import { redirectUriProblem } from "@/clients/redirect-uri";
-import { GRANT_TYPES, representClient } from "@/clients/represent";
+import { GRANT_TYPES, REDIRECTING_GRANT_TYPES, representClient } from "@/clients/represent";
 
 export const ZCreateClient = z.object({
   ownerId: z.number().int().positive(),
   name: z.string({ error: "must be a string" }).trim().min(1, "must not be empty").max(100, "must be at most 100 characters"),
-  grantType: z.enum(GRANT_TYPES, { error: "must be authorization_code, implicit or password" }),
+  grantType: z.enum(GRANT_TYPES, { error: "must be authorization_code, implicit, password, client_credentials or device_code" }),
   redirectUris: z
     .array(z.string().trim(), { error: "must be a list of URIs" })
     .max(20, "at most 20 redirect URIs")
@@ -30,11 +30,16 @@ export async function createClient(input: TCreateClient) {
     const problem = redirectUriProblem(uri);
     if (problem) throw badRequest(`redirect_uris.${index}: ${problem}`);
   });
-  if (data.grantType !== "password" && redirectUris.length === 0) {
+  if (REDIRECTING_GRANT_TYPES.includes(data.grantType) && redirectUris.length === 0) {
     throw badRequest(`redirect_uris: a ${data.grantType} client needs at least one redirect URI`);
   }
-  if (data.grantType === "password" && data.isPublic) {
-    throw badRequest("public: a password client must keep a secret");
+  // CONTRACT.md 10: the device flow and client credentials never redirect a browser to the client.
+  if ((data.grantType === "client_credentials" || data.grantType === "device_code") && redirectUris.length > 0) {
+    throw badRequest(`redirect_uris: a ${data.grantType} client has no redirect URIs`);
+  }
+  // Clients that act for their owner must prove who they are (CONTRACT.md 2 and 10).
+  if ((data.grantType === "password" || data.grantType === "client_credentials") && data.isPublic) {
+    throw badRequest(`public: a ${data.grantType} client must keep a secret`);
   }
   const secret = data.isPublic ? null : randomSecret();
   const client = await write((tx) =>

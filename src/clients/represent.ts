@@ -1,8 +1,11 @@
 import type { Client, User } from "@/generated/sqlite/client";
 import { representUser } from "@/users/represent";
 
-export type GrantType = "authorization_code" | "implicit" | "password";
-export const GRANT_TYPES = ["authorization_code", "implicit", "password"] as const;
+/** The client grant types: SPEC.md 5.1's three, and client_credentials and device_code (CONTRACT.md 10). */
+export const GRANT_TYPES = ["authorization_code", "implicit", "password", "client_credentials", "device_code"] as const;
+export type GrantType = (typeof GRANT_TYPES)[number];
+/** Grant types that redirect the browser to the client, and so need registered redirect URIs. */
+export const REDIRECTING_GRANT_TYPES: readonly GrantType[] = ["authorization_code", "implicit"];
 
 export function redirectUrisOf(client: Pick<Client, "redirectUris">): string[] {
   return JSON.parse(client.redirectUris) as string[];

@@ -211,7 +211,9 @@ describe("the permission-request e-mail", () => {
     const mail = await renderPermissionRequestMail("owner@example.test", {
       targetName: "Olive Owner",
       requesterName: "Rita <b>Requester</b>",
+      requesterEmail: "rita@example.test",
       allowedName: "Alan Allowed",
+      allowedEmail: null,
       requesterIsAllowed: false,
       bundleName: "Garden & pond",
       link,

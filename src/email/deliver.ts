@@ -8,6 +8,10 @@
 // CONTRACT.md 11); after
 // MAX_ATTEMPTS the message stays `failed`, visible in `mail:list`. Without RESEND_API_KEY there is no
 // transport: nothing is claimed and every message stays `pending`, readable in the outbox.
+//
+// A message that carries a single-use link (a redeem or confirmation token) also holds a copy without it;
+// when the provider accepts the message, that copy replaces the text and HTML in the same update that marks
+// it sent, so that no live token stays at rest (CONTRACT.md 14). Mail that was never sent keeps its link.
 import { Resend } from "resend";
 import { now, nowMs } from "@/clock";
 import { env } from "@/env";
@@ -113,7 +117,12 @@ async function attempt(id: number, transport: MailTransport, result: DeliveryRes
   const ours = { id, status: "sending", claimedAt };
   try {
     const { providerId } = await transport(message);
-    await write((tx) => tx.mailMessage.updateMany({ where: ours, data: { status: "sent", sentAt: now(), providerId, lastError: null } }));
+    // Once the provider has the mail, the stored copy loses its single-use link (CONTRACT.md 14).
+    const redacted = {
+      ...(message.redactedText !== null ? { text: message.redactedText, redactedText: null } : {}),
+      ...(message.redactedHtml !== null ? { html: message.redactedHtml, redactedHtml: null } : {}),
+    };
+    await write((tx) => tx.mailMessage.updateMany({ where: ours, data: { status: "sent", sentAt: now(), providerId, lastError: null, ...redacted } }));
     result.sent++;
     log.info("mail sent", { mailId: id, attempts: message.attempts });
   } catch (error) {

@@ -7,18 +7,33 @@
 //            is set (then nothing is ever claimed and the outbox is the mailbox: CLI, /dev/mailbox, e2e tests)
 //   sending  claimed by one worker, which is talking to Resend right now (a claim older than a few minutes is
 //            taken to be a crashed worker and claimed again)
-//   sent     accepted by Resend; providerId holds Resend's id
+//   sent     accepted by Resend; providerId holds Resend's id. A message that carried a single-use link now
+//            holds its redacted copy instead (CONTRACT.md 14: no live token at rest)
 //   failed   every attempt failed (MAX_ATTEMPTS); lastError says why; nothing retries it
 import { now } from "@/clock";
 import type { Tx } from "@/server/db";
 
-export type OutgoingMail = { to: string; subject: string; text: string; html: string };
+export type MailKind = "permission_request" | "verify_email" | "signup_attempt";
+
+export type OutgoingMail = {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  kind?: MailKind;
+  /** The copy to keep once the provider accepted the mail: the same mail without its single-use link. */
+  redactedText?: string;
+  redactedHtml?: string;
+};
+
+/** What the message announces: it is pruned with it. */
+export type MailLink = { permissionRequestId?: number; accountTokenId?: number };
 
 /** Writes `mail` to the outbox inside the caller's transaction; it is due at once. Returns its id. */
-export async function enqueueMail(tx: Tx, mail: OutgoingMail): Promise<number> {
+export async function enqueueMail(tx: Tx, mail: OutgoingMail, link: MailLink = {}): Promise<number> {
   const at = now();
   const row = await tx.mailMessage.create({
-    data: { ...mail, status: "pending", createdAt: at, nextAttemptAt: at },
+    data: { ...mail, ...link, status: "pending", createdAt: at, nextAttemptAt: at },
     select: { id: true },
   });
   return row.id;

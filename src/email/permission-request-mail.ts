@@ -1,21 +1,35 @@
 // Renders the permission-request e-mail (emails/permission-request.tsx) to its subject, HTML and plain text.
 // Rendering happens before the database transaction that writes the request and its outbox row, so that the
-// transaction holds nothing but database calls (STACK.md).
+// transaction holds nothing but database calls (STACK.md). Names people chose pass through noLinks() so that
+// mail clients do not link them (CONTRACT.md 14), and a second copy without the link is rendered for the
+// outbox to keep once the provider accepted the mail (src/email/deliver.ts).
 import { createElement } from "react";
-import { render } from "@react-email/render";
 import PermissionRequestEmail, { permissionRequestSummary, type PermissionRequestEmailProps } from "@emails/permission-request";
+import { noLinks } from "@/email/no-links";
 import type { OutgoingMail } from "@/email/outbox";
+import { oneLine, renderHtmlAndText } from "@/email/render";
 
-/** "2026-11-29 14:05 UTC": unambiguous wherever the reader is. */
-export function formatExpiry(date: Date): string {
-  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}
-
-/** A subject is one line whatever the names hold. */
-const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+export { formatExpiry } from "@/email/render";
 
 export async function renderPermissionRequestMail(to: string, props: PermissionRequestEmailProps): Promise<OutgoingMail> {
-  const element = createElement(PermissionRequestEmail, props);
-  const [html, text] = await Promise.all([render(element), render(element, { plainText: true })]);
-  return { to, subject: oneLine(permissionRequestSummary(props)), html, text };
+  const safe: PermissionRequestEmailProps = {
+    ...props,
+    targetName: noLinks(props.targetName),
+    requesterName: noLinks(props.requesterName),
+    allowedName: noLinks(props.allowedName),
+    bundleName: noLinks(props.bundleName),
+  };
+  const [live, kept] = await Promise.all([
+    renderHtmlAndText(createElement(PermissionRequestEmail, safe)),
+    renderHtmlAndText(createElement(PermissionRequestEmail, { ...safe, link: null })),
+  ]);
+  return {
+    to,
+    kind: "permission_request",
+    subject: oneLine(permissionRequestSummary(safe)),
+    html: live.html,
+    text: live.text,
+    redactedHtml: kept.html,
+    redactedText: kept.text,
+  };
 }

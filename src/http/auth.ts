@@ -6,9 +6,10 @@
 import { sessionUserFromRequest } from "@/auth/session";
 import { env } from "@/env";
 import { ApiError, forbidden } from "@/http/errors";
-import { db } from "@/server/db";
+import { now } from "@/clock";
+import { digest } from "@/server/crypto";
 import { allows, storedScopes, type Scope } from "@/oauth/scope";
-import { findActiveAccessToken } from "@/oauth/tokens";
+import { bearerToken as liveAccessToken } from "@/server/fast-sql";
 
 export type Principal = {
   userId: number;
@@ -16,6 +17,10 @@ export type Principal = {
   /** The OAuth client the token was issued to (internal id); null for the service's own pages. */
   clientId: number | null;
   via: "bearer" | "session";
+  /** The authenticated user as read with the token or session (so that handlers need not read it again). */
+  user: { id: number; name: string; email: string };
+  /** The service's own pages, or a client the CLI marked first-party (CONTRACT.md 2). */
+  firstParty: boolean;
 };
 
 const CHALLENGE = 'Bearer realm="api"';
@@ -48,7 +53,7 @@ async function sessionPrincipal(request: Request): Promise<Principal | null> {
   if (!SAFE_METHODS.has(request.method) && request.headers.get("origin") !== new URL(env().appUrl).origin) {
     throw forbidden("cross-origin request refused: send a bearer token");
   }
-  return { userId: user.id, scopes: ["readonly", "readwrite"], clientId: null, via: "session" };
+  return { userId: user.id, scopes: ["readonly", "readwrite"], clientId: null, via: "session", user, firstParty: true };
 }
 
 /** Authenticates a request and checks that it carries `scope`. */
@@ -59,17 +64,22 @@ export async function authenticate(request: Request, scope: Scope): Promise<Prin
     if (viaSession) return viaSession;
     throw unauthorized(false);
   }
-  const row = await findActiveAccessToken(token);
+  // One statement: the token, its grant, its user and its client (src/server/fast-sql.ts).
+  const row = await liveAccessToken(digest(token), now());
   if (!row) throw unauthorized(true);
-  const principal: Principal = { userId: row.userId, scopes: storedScopes(row.scopes), clientId: row.clientId, via: "bearer" };
+  const principal: Principal = {
+    userId: row.userId,
+    scopes: storedScopes(row.scopes),
+    clientId: row.clientId,
+    via: "bearer",
+    user: { id: row.userId, name: row.userName, email: row.userEmail },
+    firstParty: row.firstParty,
+  };
   if (!allows(principal.scopes, scope)) throw insufficientScope(scope);
   return principal;
 }
 
-/** The service's own pages, or a client the CLI marked first-party (CONTRACT.md 2). */
-export async function isFirstParty(principal: Principal): Promise<boolean> {
-  if (principal.via === "session") return true;
-  if (principal.clientId === null) return false;
-  const client = await (await db()).client.findUnique({ where: { id: principal.clientId }, select: { firstParty: true } });
-  return client?.firstParty ?? false;
+/** The service's own pages, or a client the CLI marked first-party (CONTRACT.md 2): read with the token. */
+export function isFirstParty(principal: Principal): boolean {
+  return principal.firstParty;
 }

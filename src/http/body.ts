@@ -13,9 +13,32 @@ export type BodyOptions = {
   allowEmpty?: boolean;
 };
 
+const readAlready = new WeakMap<Request, Uint8Array>();
+
+/**
+ * The fast lane (src/server/fast-lane.ts) has read a request's body from the socket already (within the
+ * limit, or just past it): readBody() takes these bytes instead of reading them again through the stream.
+ */
+export function bodyReadAlready(request: Request, bytes: Uint8Array): void {
+  readAlready.set(request, bytes);
+}
+
+function decodeUtf8(bytes: Uint8Array, invalid: string): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new ApiError(400, invalid === "invalid_request" ? invalid : "body: not valid UTF-8");
+  }
+}
+
 async function readCapped(request: Request, invalid: string): Promise<string> {
   const declared = request.headers.get("content-length");
   if (declared && Number(declared) > MAX_BODY_BYTES) throw new ApiError(413, tooLarge(invalid));
+  const bytes = request.bodyUsed ? undefined : readAlready.get(request);
+  if (bytes) {
+    if (bytes.byteLength > MAX_BODY_BYTES) throw new ApiError(413, tooLarge(invalid));
+    return decodeUtf8(bytes, invalid);
+  }
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -30,11 +53,7 @@ async function readCapped(request: Request, invalid: string): Promise<string> {
     }
     chunks.push(value);
   }
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
-  } catch {
-    throw new ApiError(400, invalid === "invalid_request" ? invalid : "body: not valid UTF-8");
-  }
+  return decodeUtf8(Buffer.concat(chunks), invalid);
 }
 
 const tooLarge = (invalid: string) => (invalid === "invalid_request" ? invalid : "body: larger than 64 KiB");

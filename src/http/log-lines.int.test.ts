@@ -79,8 +79,9 @@ describe("log lines of a real server instance", () => {
     const refreshed = (await refresh.json()) as { access_token: string; refresh_token: string };
     Object.assign(secrets, { "refreshed access token": refreshed.access_token, "refreshed refresh token": refreshed.refresh_token });
     const query = new URLSearchParams({ response_type: "token", client_id: implicit.client_id, client_secret: implicit.client_secret!, scope: "readonly admin", state: "st" });
+    // Signed out and invalid (the admin scope): the error page, not a redirect (CONTRACT.md 14).
     const refused = await send(`/api/connect/oauth2/auth/?${query}`, { headers: { cookie: "" } });
-    expect(refused.status).toBe(302);
+    expect(refused.status).toBe(400);
 
     // Requests that fail inside the server on paths holding a token: the server logs their paths.
     const grantId = (await (await db()).accessToken.findUniqueOrThrow({ where: { digest: digest(firstPartyToken) } })).grantId;

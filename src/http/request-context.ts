@@ -1,11 +1,23 @@
 // Per-request facts that deep domain code may need without threading them through every call: the client
-// address (for the audit log) and the request id. Set by route() around every /api handler, in both the
-// fast lane and Next (AsyncLocalStorage follows the request across awaits).
+// address (for the audit log), the request id, and work to run once the response has been sent. Set by
+// route() around every /api handler and by the fast lane (src/server/fast-lane.ts) around every request it
+// serves (AsyncLocalStorage follows the request across awaits).
+//
+// One store per process, on globalThis: the custom server imports the route modules beside Next's own bundle
+// (two copies of this module in one process, STACK.md), and both must see the same context.
 import { AsyncLocalStorage } from "node:async_hooks";
 
-export type RequestContext = { ip: string | null; requestId?: string };
+export type AfterTask = () => unknown;
 
-const storage = new AsyncLocalStorage<RequestContext>();
+export type RequestContext = {
+  ip: string | null;
+  requestId?: string;
+  /** Set by the fast lane: tasks it runs once the response has been written (see afterResponse()). */
+  after?: AfterTask[];
+};
+
+const holder = globalThis as typeof globalThis & { __appRequestContext?: AsyncLocalStorage<RequestContext> };
+const storage: AsyncLocalStorage<RequestContext> = (holder.__appRequestContext ??= new AsyncLocalStorage<RequestContext>());
 
 export function runWithRequestContext<T>(context: RequestContext, fn: () => T): T {
   return storage.run(context, fn);
@@ -13,4 +25,9 @@ export function runWithRequestContext<T>(context: RequestContext, fn: () => T): 
 
 export function requestContext(): RequestContext | undefined {
   return storage.getStore();
+}
+
+/** Runs the tasks a request queued (already guarded by afterResponse()), one after the other. */
+export async function runAfterTasks(tasks: AfterTask[]): Promise<void> {
+  for (const task of tasks) await task();
 }

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { clientAddress } from "@/http/client-address";
 import { ApiError, methodNotAllowed } from "@/http/errors";
-import { runWithRequestContext } from "@/http/request-context";
+import { requestContext, runWithRequestContext } from "@/http/request-context";
 import { json } from "@/http/respond";
 import { log, redact } from "@/server/log";
 
@@ -87,7 +87,15 @@ export function route(handlers: Partial<Record<Method, Handler>>, options: Route
         } else {
           const handler = handlers[method];
           if (!handler) throw methodNotAllowed(allow, kind === "oauth" ? "invalid_request" : "method not allowed");
-          response = await runWithRequestContext({ ip: clientAddress(request) }, () => handler(request, context));
+          // The fast lane has made this request's context (with its after-response queue): fill in the
+          // address. Under Next there is none yet: make one.
+          const own = requestContext();
+          if (own?.after && own.ip === null) {
+            own.ip = clientAddress(request);
+            response = await handler(request, context);
+          } else {
+            response = await runWithRequestContext({ ip: clientAddress(request) }, () => handler(request, context));
+          }
         }
       } catch (error) {
         response = errorResponse(error, request, kind);

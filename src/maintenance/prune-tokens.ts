@@ -1,7 +1,10 @@
 // `tokens:prune` (CONTRACT.md 7): deletes the rows that can no longer do anything, once they are past their
 // keeping time. A day is kept after a token or code ends so that a late presentation still gets its precise
 // answer (revoked, expired, replayed) and support can see what happened; permission requests are kept 30
-// days after they end, while their token answers 410 (CONTRACT.md 6), and are 404 afterwards.
+// days after they end, while their token answers 410 (CONTRACT.md 6), and are 404 afterwards. Their mail goes
+// with them (CONTRACT.md 14: an outbox row may hold the token until it is sent); account tokens (e-mail
+// confirmation) go a day after they were used or expired, with their mail; mail linked to nothing (the
+// "someone tried to sign up" note) goes 30 days after it was written.
 //
 // What is NOT removed: a refresh token that was used but has not expired. A second presentation of it must
 // still be recognised as a reuse and revoke its grant (CONTRACT.md 4, RFC 9700 4.14.2); deleting it would
@@ -19,11 +22,14 @@ export type PruneCounts = {
   grants: number;
   failed_attempts: number;
   permission_requests: number;
+  device_authorizations: number;
+  account_tokens: number;
+  mail_messages: number;
 };
 
 /**
- * Deletes expired and revoked tokens and codes, emptied revoked or idle grants, old failed password attempts and
- * ended permission requests past their keeping time; returns how many of each. Each kind is its own short
+ * Deletes expired and revoked tokens and codes, emptied revoked or idle grants, old failed password attempts,
+ * ended permission requests and account tokens past their keeping time, and their mail; returns how many of each. Each kind is its own short
  * transaction, so that a large prune never holds the (SQLite) write lock for long; running it again, or
  * twice at once, is harmless.
  */
@@ -57,11 +63,30 @@ export async function pruneTokens(): Promise<PruneCounts> {
   // The rate-limit window is 15 minutes (src/oauth/rate-limit.ts); a day is ample.
   const failedAttempts = await write((tx) => tx.failedAttempt.deleteMany({ where: { createdAt: { lt: tokenCutoff } } }));
   // Ended (redeemed, declined, deleted) requests count from endedAt; those that were never ended from expiresAt.
-  const requests = await write((tx) =>
-    tx.permissionRequest.deleteMany({
-      where: { OR: [{ endedAt: { lt: requestCutoff } }, { endedAt: null, expiresAt: { lt: requestCutoff } }] },
+  // Their mail first, in the same transaction, so that it is counted (the foreign key would cascade anyway).
+  const endedRequests = { OR: [{ endedAt: { lt: requestCutoff } }, { endedAt: null, expiresAt: { lt: requestCutoff } }] };
+  const requests = await write(async (tx) => {
+    const mails = await tx.mailMessage.deleteMany({ where: { permissionRequest: { is: endedRequests } } });
+    const rows = await tx.permissionRequest.deleteMany({ where: endedRequests });
+    return { count: rows.count, mails: mails.count };
+  });
+  const endedAccountTokens = { OR: [{ expiresAt: { lt: tokenCutoff } }, { usedAt: { lt: tokenCutoff } }] };
+  const accountTokens = await write(async (tx) => {
+    const mails = await tx.mailMessage.deleteMany({ where: { accountToken: { is: endedAccountTokens } } });
+    const rows = await tx.accountToken.deleteMany({ where: endedAccountTokens });
+    return { count: rows.count, mails: mails.count };
+  });
+  // Mail linked to nothing that is still kept (notes without a token, and mail written before the links
+  // existed), once it is older than any request it could announce; a message being sent is left alone.
+  const unlinkedMail = await write((tx) =>
+    tx.mailMessage.deleteMany({
+      where: { permissionRequestId: null, accountTokenId: null, createdAt: { lt: requestCutoff }, status: { not: "sending" } },
     }),
   );
+
+  // Device authorizations (RFC 8628) a day past their expiry: a late poll of one is then invalid_grant
+  // instead of expired_token. The tokens they gave belong to their grants and stay.
+  const devices = await write((tx) => tx.deviceAuthorization.deleteMany({ where: { expiresAt: { lt: tokenCutoff } } }));
 
   return {
     access_tokens: accessTokens.count,
@@ -70,5 +95,8 @@ export async function pruneTokens(): Promise<PruneCounts> {
     grants: grants.count,
     failed_attempts: failedAttempts.count,
     permission_requests: requests.count,
+    device_authorizations: devices.count,
+    account_tokens: accountTokens.count,
+    mail_messages: requests.mails + accountTokens.mails + unlinkedMail.count,
   };
 }

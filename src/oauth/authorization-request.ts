@@ -1,6 +1,7 @@
 // A validated authorization request, sealed (HMAC-SHA256 with a key derived from AUTH_SECRET) while the user
 // looks at the consent page, so that nothing in it can be altered between the redirect and the decision.
-// It is bound to the signed-in user and lives ten minutes.
+// It is bound to the signed-in user and lives ten minutes. The device flow (RFC 8628) seals its approval the
+// same way, with responseType "device_code", so that both go through the one consent page.
 import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 import { nowMs } from "@/clock";
 import { env } from "@/env";
@@ -9,11 +10,18 @@ import type { Scope } from "@/oauth/scope";
 export type AuthorizationRequest = {
   clientId: string;
   userId: number;
-  responseType: "code" | "token";
+  responseType: "code" | "token" | "device_code";
+  /** Empty for the device flow, which redirects nowhere. */
   redirectUri: string;
   scopes: Scope[];
   state: string;
   codeChallenge: string | null;
+  /** OpenID Connect: the request's nonce, and when the user last typed their password (seconds). */
+  nonce?: string | null;
+  authTime?: number | null;
+  /** The device flow: the DeviceAuthorization being approved, and its user code as the person typed it. */
+  deviceAuthorizationId?: number;
+  userCode?: string;
   expiresAt: number;
 };
 

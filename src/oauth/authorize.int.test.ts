@@ -142,6 +142,35 @@ describe("authorization endpoint: errors redirected to the client", () => {
   });
 });
 
+describe("authorization endpoint: a signed-out visitor's invalid request (RFC 9700 4.11.2; issue 13 finding 6)", () => {
+  it.each([
+    ["a missing state", "authorization_code", { state: null }, "invalid_request"],
+    ["a missing scope", "authorization_code", { scope: null }, "invalid_request"],
+    ["an unknown scope", "authorization_code", { scope: "readonly admin" }, "invalid_scope"],
+    ["an unsupported response_type", "authorization_code", { response_type: "id_token" }, "unsupported_response_type"],
+    ["a response_type that is not the client's", "authorization_code", { response_type: "token" }, "unauthorized_client"],
+    ["a plain PKCE challenge", "authorization_code", { code_challenge: s256(VERIFIER), code_challenge_method: "plain" }, "invalid_request"],
+    ["an implicit request with a wrong client_secret", "implicit", { client_secret: "wrong" }, "unauthorized_client"],
+    ["an implicit request with an unknown scope", "implicit", { scope: "nope" }, "invalid_scope"],
+  ] as const)("shows the error page for %s instead of redirecting: the endpoint is no open redirector", async (_name, grant, params, error) => {
+    const s = await setup(grant);
+    const res = await authorize(s, params as Record<string, string | null>, null);
+    expect(res.status).toBe(400);
+    expect(res.headers.get("location")).toBeNull();
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(res.text).toContain(`<code>${error}</code>`);
+    expect(res.text).toContain(`<code>${s.client.client_id}</code>`);
+    expect(res.text).not.toContain(REDIRECT);
+  });
+
+  it("still redirects the same invalid request of a signed-in user to the client (CONTRACT.md 3)", async () => {
+    const s = await setup();
+    const res = await authorize(s, { scope: "readonly admin" });
+    expect(res.status).toBe(302);
+    expect(new URL(res.headers.get("location")!).searchParams.get("error")).toBe("invalid_scope");
+  });
+});
+
 describe("authorization endpoint: sign-in and consent", () => {
   it("sends a signed-out user to /login and back to the same request, without the client_secret", async () => {
     const s = await setup("implicit");

@@ -1,8 +1,9 @@
 // The authorization endpoint, GET /api/connect/oauth2/auth/ (SPEC.md 4.1, CONTRACT.md 3; RFC 6749 4.1.1 and
 // 4.2.1, RFC 7636, RFC 9207). A browser endpoint: its errors are an HTML page (unknown client, unregistered
 // redirect URI: never a redirect) or a redirect to the client with the RFC 6749 error code.
+// OpenID Connect Core 3.1.2.1 (CONTRACT.md 9): `nonce`, `prompt` (none, login, consent) and `max_age`.
 import type { Client, User } from "@/generated/sqlite/client";
-import { now } from "@/clock";
+import { now, nowMs } from "@/clock";
 import { env } from "@/env";
 import { htmlErrorPage, redirect } from "@/http/html";
 import { matchRedirectUri } from "@/clients/redirect-uri";
@@ -43,14 +44,23 @@ export async function completeAuthorization(request: AuthorizationRequest, clien
   const target: Target = { redirectUri: request.redirectUri, mode: request.responseType === "token" ? "fragment" : "query", state: request.state };
   if (request.responseType === "token") {
     // RFC 6749 4.2.2: never a refresh token in an implicit response.
-    const record = await startGrant({ clientId: client.id, userId: request.userId, grantType: "implicit", scopes: request.scopes, withRefreshToken: false });
+    const record = await startGrant({ clientId: client.id, publicClientId: client.clientId, userId: request.userId, grantType: "implicit", scopes: request.scopes, withRefreshToken: false });
     return responseRedirect(target, { access_token: record.access_token, token_type: "Bearer", expires_in: String(record.expires_in), scope: record.scope }, status);
   }
   const code = randomSecret();
   await write(async (tx) => {
     const at = now();
     const grant = await tx.grant.create({
-      data: { clientId: client.id, userId: request.userId, grantType: "authorization_code", scopes: formatScope(request.scopes), createdAt: at, lastUsedAt: at },
+      data: {
+        clientId: client.id,
+        userId: request.userId,
+        grantType: "authorization_code",
+        scopes: formatScope(request.scopes),
+        createdAt: at,
+        lastUsedAt: at,
+        authTime: request.authTime ? new Date(request.authTime * 1000) : null,
+        nonce: request.nonce ?? null,
+      },
     });
     await tx.authorizationCode.create({
       data: {
@@ -88,8 +98,52 @@ const single = (query: URLSearchParams, name: string): string | undefined => {
   return values[0] === "" ? undefined : values[0];
 };
 
+/**
+ * Whether the user must type their password (again) before this request can go on: prompt=login, a max_age
+ * that the session's auth_time exceeds, the auth_after this endpoint set on the way to re-authentication,
+ * or an OpenID request from a session that never recorded its auth_time.
+ */
+function needsLogin(request: Validated, authTime: number | null): boolean {
+  const nowSeconds = Math.floor(nowMs() / 1000);
+  if (request.prompt.has("login")) return true;
+  if (request.authAfter !== null && (authTime === null || authTime < request.authAfter)) return true;
+  if (request.maxAge !== null && (authTime === null || nowSeconds - authTime > request.maxAge)) return true;
+  return request.scopes.includes("openid") && authTime === null;
+}
+
+/**
+ * The sign-in page, then back to this request. When the password must be typed again, the way back leaves
+ * out prompt=login and max_age and says instead that the session must have signed in after now
+ * (`auth_after`), so that the request goes on once, after a fresh sign-in, and never loops.
+ */
+function loginRedirect(url: URL, reauthenticate: boolean): Response {
+  const back = new URL(url.pathname + url.search, env().appUrl);
+  back.searchParams.delete("client_secret");
+  if (reauthenticate) {
+    const prompt = (back.searchParams.get("prompt") ?? "").split(" ").filter((value) => value && value !== "login");
+    if (prompt.length) back.searchParams.set("prompt", prompt.join(" "));
+    else back.searchParams.delete("prompt");
+    back.searchParams.delete("max_age");
+    back.searchParams.set("auth_after", String(Math.floor(nowMs() / 1000)));
+  }
+  const login = `/login?callbackUrl=${encodeURIComponent(back.pathname + back.search)}`;
+  return redirect(reauthenticate ? `${login}&prompt=login` : login);
+}
+
 function unknownClientPage(): Response {
   return htmlErrorPage(400, "Unknown application", "This sign-in link names an application that is not registered here. Go back to the application and try again.");
+}
+
+function invalidRequestPage(code: OAuthErrorCode, clientId: string): Response {
+  return htmlErrorPage(
+    400,
+    "Invalid sign-in request",
+    "The application sent a sign-in request that cannot be handled. Go back to the application and try again.",
+    [
+      ["Error", code],
+      ["client_id", clientId],
+    ],
+  );
 }
 
 export async function handleAuthorizationRequest(request: Request): Promise<Response> {
@@ -122,31 +176,58 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
 
   const stateValues = query.getAll("state");
   const target: Target = { redirectUri, mode, state: stateValues.length === 1 && stateValues[0] ? stateValues[0] : null };
+  const user = await sessionUserFromRequest(request);
   try {
     const validated = await validate(query, client, target);
-    const user = await sessionUserFromRequest(request);
-    if (!user) {
+    const { prompt, maxAge: _maxAge, authAfter: _authAfter, ...fields } = validated;
+    // prompt=none never shows a page (OpenID Connect Core 3.1.2.6): it answers with an error instead.
+    const silent = prompt.has("none");
+    if (!user || needsLogin(validated, user.authTime)) {
       // Back to this same request after sign-in; the optional client_secret (already checked) is left out.
-      const back = new URL(url.pathname + url.search, env().appUrl);
-      back.searchParams.delete("client_secret");
-      return redirect(`/login?callbackUrl=${encodeURIComponent(back.pathname + back.search)}`);
+      return silent ? errorRedirect(target, "login_required") : loginRedirect(url, user !== null || validated.prompt.has("login") || validated.maxAge !== null);
     }
-    const authorization: Omit<AuthorizationRequest, "expiresAt"> = { ...validated, userId: user.id };
-    if (!(await needsConsent(client, user.id, validated.scopes))) {
+    const authorization: Omit<AuthorizationRequest, "expiresAt"> = { ...fields, userId: user.id, authTime: user.authTime };
+    if (!prompt.has("consent") && !(await needsConsent(client, user.id, validated.scopes))) {
       return await completeAuthorization({ ...authorization, expiresAt: 0 }, client);
     }
+    if (silent) return errorRedirect(target, "consent_required");
     return redirect(`/consent?request=${encodeURIComponent(sealRequest(authorization))}`);
   } catch (error) {
     if (error instanceof OAuthError) {
-      log.info("authorization request refused", { client: client.clientId, error: error.code, detail: error.detail });
+      log.info("authorization request refused", { client: client.clientId, error: error.code, detail: error.detail, signedIn: user !== null });
+      // RFC 9700 4.11.2 (CONTRACT.md 14): a signed-out visitor's invalid request gets the error page, so that
+      // nobody can use this endpoint to bounce people to a client's registered URI without a sign-in.
+      // Hook for prompt=none (issue 9, CONTRACT.md 9): its `login_required` is the one error that still
+      // redirects a signed-out visitor; it is not a validation failure and is answered before this point.
+      if (!user) return invalidRequestPage(error.code, client.clientId);
       return errorRedirect(target, error.code);
     }
     throw error;
   }
 }
 
+const PROMPTS = new Set(["none", "login", "consent"]);
+
+/** OpenID Connect Core 3.1.2.1: a space-separated set of none, login, consent; none stands alone. */
+function parsePrompt(raw: string | undefined): Set<string> {
+  const values = new Set((raw ?? "").split(" ").filter(Boolean));
+  for (const value of values) if (!PROMPTS.has(value)) throw new OAuthError("invalid_request", {}, `unsupported prompt ${value}`);
+  if (values.has("none") && values.size > 1) throw new OAuthError("invalid_request", {}, "prompt=none with other values");
+  return values;
+}
+
+/** A whole number of seconds (max_age, auth_after), or null when absent. */
+function seconds(query: URLSearchParams, name: string): number | null {
+  const raw = single(query, name);
+  if (raw === undefined) return null;
+  if (!/^\d{1,10}$/.test(raw)) throw new OAuthError("invalid_request", {}, `${name} must be a whole number of seconds`);
+  return Number(raw);
+}
+
+type Validated = Awaited<ReturnType<typeof validate>>;
+
 async function validate(query: URLSearchParams, client: Client & { owner: User }, target: Target) {
-  for (const name of ["response_type", "scope", "state", "client_secret", "code_challenge", "code_challenge_method"]) single(query, name);
+  for (const name of ["response_type", "scope", "state", "client_secret", "code_challenge", "code_challenge_method", "nonce", "prompt", "max_age", "auth_after"]) single(query, name);
   const responseType = single(query, "response_type");
   if (!responseType) throw new OAuthError("invalid_request", {}, "no response_type");
   if (responseType !== "code" && responseType !== "token") throw new OAuthError("unsupported_response_type");
@@ -169,5 +250,25 @@ async function validate(query: URLSearchParams, client: Client & { owner: User }
     if (!challenge && isPublicClient(client)) throw new OAuthError("invalid_request", {}, "PKCE required for public clients");
     codeChallenge = challenge ?? null;
   }
-  return { clientId: client.clientId, responseType, redirectUri: target.redirectUri, scopes, state: target.state, codeChallenge } as const;
+  const nonce = single(query, "nonce") ?? null;
+  if (nonce !== null && nonce.length > 500) throw new OAuthError("invalid_request", {}, "nonce longer than 500 characters");
+  const prompt = parsePrompt(single(query, "prompt"));
+  const maxAge = seconds(query, "max_age");
+  // Set by this endpoint on the way to re-authentication (loginRedirect); one in the future could never be met.
+  const authAfter = seconds(query, "auth_after");
+  if (authAfter !== null && authAfter > Math.floor(nowMs() / 1000) + 60) throw new OAuthError("invalid_request", {}, "auth_after in the future");
+  return {
+    clientId: client.clientId,
+    responseType,
+    redirectUri: target.redirectUri,
+    scopes,
+    state: target.state,
+    codeChallenge,
+    // The nonce only matters to an id_token, which only a code grant holding openid gets.
+    nonce: responseType === "code" && scopes.includes("openid") ? nonce : null,
+    // max_age=0 asks for a fresh sign-in, as prompt=login does (OpenID Connect Core 3.1.2.1).
+    prompt: maxAge === 0 && !prompt.has("none") ? new Set([...prompt, "login"]) : prompt,
+    maxAge,
+    authAfter,
+  } as const;
 }

@@ -5,8 +5,8 @@ import type { Client } from "@/generated/sqlite/client";
 import { OAuthError } from "@/oauth/errors";
 import { stringParam } from "@/oauth/params";
 import { isPublicClient } from "@/clients/represent";
+import { clientByClientId } from "@/server/fast-sql";
 import { secretMatchesDigest } from "@/server/crypto";
-import { db } from "@/server/db";
 
 type Credentials = { clientId: string; secret: string | undefined; method: "basic" | "body" | "none" };
 
@@ -45,7 +45,7 @@ export async function authenticateClient(request: Request, params: Record<string
   const credentials = readCredentials(request, params);
   const fail = () =>
     new OAuthError("invalid_client", credentials.method === "basic" ? { "WWW-Authenticate": 'Basic realm="oauth"' } : {});
-  const client = await (await db()).client.findUnique({ where: { clientId: credentials.clientId } });
+  const client = await clientByClientId(credentials.clientId); // one statement (src/server/fast-sql.ts)
   if (!client) throw fail();
   if (credentials.secret === undefined) {
     // Only a public client may identify itself by client_id alone.

@@ -1,12 +1,15 @@
 // The consent decision, POST /consent/decide (CONTRACT.md 3): a plain HTML form post from the consent page,
 // protected by an Origin check and a CSRF token bound to the user and the sealed request; answered with 303.
+// A sealed device-flow request (RFC 8628 3.3) goes to src/device/decide-device-authorization.ts.
 import { now } from "@/clock";
 import { env } from "@/env";
 import { sessionUserFromRequest } from "@/auth/session";
 import { readBody } from "@/http/body";
+import { clientAddress } from "@/http/client-address";
 import { htmlErrorPage, redirect } from "@/http/html";
 import { isPublicClient } from "@/clients/represent";
 import { db, write } from "@/server/db";
+import { decideDeviceAuthorization } from "@/device/decide-device-authorization";
 import { csrfTokenMatches, openRequest } from "@/oauth/authorization-request";
 import { completeAuthorization, errorRedirect } from "@/oauth/authorize";
 import { formatScope, storedScopes } from "@/oauth/scope";
@@ -43,6 +46,9 @@ export async function handleConsentDecision(request: Request): Promise<Response>
   }
   const client = await (await db()).client.findUnique({ where: { clientId: authorization.clientId } });
   if (!client) return htmlErrorPage(400, "Unknown application", "This application is no longer registered.");
+  if (authorization.responseType === "device_code") {
+    return decideDeviceAuthorization({ authorization, client, approve: form.decision === "approve", ip: clientAddress(request) });
+  }
   const target = { redirectUri: authorization.redirectUri, mode: authorization.responseType === "token" ? "fragment" : "query", state: authorization.state } as const;
   if (form.decision !== "approve") return errorRedirect(target, "access_denied", 303);
   if (!isPublicClient(client) && !client.firstParty) await rememberConsent(user.id, client.id, authorization.scopes);

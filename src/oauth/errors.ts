@@ -1,4 +1,5 @@
-// RFC 6749 error codes (sections 4.1.2.1, 4.2.2.1 and 5.2), each with the status this service answers with.
+// RFC 6749 error codes (sections 4.1.2.1, 4.2.2.1 and 5.2), OpenID Connect Core 3.1.2.6 (prompt=none),
+// RFC 8628 3.5 (device polling) and RFC 6750 3.1 (UserInfo), each with the status this service answers with.
 // The error body is {"error": code} and nothing else (CONTRACT.md 1).
 import { ApiError } from "@/http/errors";
 
@@ -13,6 +14,13 @@ export const OAUTH_ERROR_STATUS = {
   unsupported_response_type: 400,
   server_error: 500,
   temporarily_unavailable: 503,
+  login_required: 400,
+  consent_required: 400,
+  authorization_pending: 400,
+  slow_down: 400,
+  expired_token: 400,
+  invalid_token: 401,
+  insufficient_scope: 403,
 } as const;
 
 export type OAuthErrorCode = keyof typeof OAUTH_ERROR_STATUS;

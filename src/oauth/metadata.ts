@@ -1,5 +1,6 @@
-// RFC 8414 authorization server metadata, served at /.well-known/oauth-authorization-server. Static per
-// deployment: everything comes from APP_URL and the server's fixed capabilities.
+// RFC 8414 authorization server metadata, served at /.well-known/oauth-authorization-server, and the base of
+// the OpenID Connect discovery document (src/oidc/discovery.ts). Static per deployment: everything comes
+// from APP_URL and the server's fixed capabilities.
 import { env } from "@/env";
 import { SCOPES } from "@/oauth/scope";
 
@@ -12,7 +13,16 @@ export function serverMetadata() {
     token_endpoint: `${issuer}/api/connect/oauth2/token/`,
     revocation_endpoint: `${issuer}/api/connect/oauth2/revoke/`,
     introspection_endpoint: `${issuer}/api/connect/oauth2/introspect/`,
-    grant_types_supported: ["authorization_code", "implicit", "password", "refresh_token"],
+    device_authorization_endpoint: `${issuer}/api/connect/oauth2/device/`,
+    jwks_uri: `${issuer}/api/connect/oauth2/jwks/`,
+    grant_types_supported: [
+      "authorization_code",
+      "implicit",
+      "password",
+      "refresh_token",
+      "client_credentials",
+      "urn:ietf:params:oauth:grant-type:device_code",
+    ],
     response_types_supported: ["code", "token"],
     response_modes_supported: ["query", "fragment"],
     scopes_supported: [...SCOPES],

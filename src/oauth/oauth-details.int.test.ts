@@ -75,6 +75,7 @@ describe("the consent screen", () => {
       scopes: ["readonly", "readwrite"],
       redirectHost: "client.example.test:8443",
       csrf: consentCsrfToken(s.user.id, s.sealed),
+      userCode: null, // not a device-flow approval
     });
   });
 

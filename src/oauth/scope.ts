@@ -1,13 +1,22 @@
-// Scopes (CONTRACT.md 2): `readonly` and `readwrite`, where readwrite includes everything readonly allows.
-// Requests separate scopes with spaces (RFC 6749 3.3); commas are accepted too.
+// Scopes (CONTRACT.md 2): `readonly` and `readwrite`, where readwrite includes everything readonly allows;
+// and OpenID Connect's `openid`, `profile` and `email` (CONTRACT.md 9), which grant no /api resource by
+// themselves. Requests separate scopes with spaces (RFC 6749 3.3); commas are accepted too.
 import { OAuthError } from "@/oauth/errors";
 
-export const SCOPES = ["readonly", "readwrite"] as const;
+/** The API's own scopes. */
+export const API_SCOPES = ["readonly", "readwrite"] as const;
+/** OpenID Connect Core 5.4: who you are (`openid`, the `sub` claim), your name, your e-mail address. */
+export const OIDC_SCOPES = ["openid", "profile", "email"] as const;
+/** Every scope, in the canonical order in which stored and answered scope strings list them. */
+export const SCOPES = [...API_SCOPES, ...OIDC_SCOPES] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   readonly: "Read your profile, your bundles, who may read them, and your permission requests",
   readwrite: "Also create bundles and permission requests, accept or decline requests, and revoke access",
+  openid: "Sign you in with your account here (it learns your account number)",
+  profile: "See your name",
+  email: "See your e-mail address and whether you confirmed it",
 };
 
 const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);

@@ -193,7 +193,7 @@ describe("request format", () => {
 
   it("answers an unknown grant_type with unsupported_grant_type", async () => {
     const { client } = await ownerAndClient();
-    const res = await call("POST", TOKEN, { body: { grant_type: "client_credentials", client_id: client.client_id, client_secret: client.client_secret } });
+    const res = await call("POST", TOKEN, { body: { grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", client_id: client.client_id, client_secret: client.client_secret } });
     expect(res.status).toBe(400);
     expect(res.json).toEqual({ error: "unsupported_grant_type" });
   });

@@ -1,14 +1,19 @@
-// The token endpoint, POST /api/connect/oauth2/token/ (SPEC.md 4.2, CONTRACT.md 4), as a list of small
+// The token endpoint, POST /api/connect/oauth2/token/ (SPEC.md 4.2, CONTRACT.md 4 and 10), as a list of small
 // steps: read the body (JSON, text/plain JSON or form), authenticate the client, pick the grant handler by
-// grant_type, answer the token record with no-store headers.
+// grant_type, add the OpenID Connect id_token where the grant has one (CONTRACT.md 9), answer the token
+// record with no-store headers.
 import { readBody } from "@/http/body";
 import { json, NO_STORE } from "@/http/respond";
 import { authenticateClient } from "@/oauth/client-auth";
 import { OAuthError } from "@/oauth/errors";
 import { authorizationCodeGrant } from "@/oauth/grants/authorization-code";
+import { clientCredentialsGrant } from "@/oauth/grants/client-credentials";
+import { deviceCodeGrant, GRANT_TYPE as DEVICE_CODE } from "@/oauth/grants/device-code";
 import { passwordGrant } from "@/oauth/grants/password";
 import { refreshTokenGrant } from "@/oauth/grants/refresh-token";
 import { requiredParam } from "@/oauth/params";
+import { idTokenForAccessToken } from "@/oidc/id-token";
+import { currentSigningKey } from "@/oidc/keys";
 import type { Client } from "@/generated/sqlite/client";
 import type { TokenRecord } from "@/oauth/tokens";
 
@@ -18,7 +23,13 @@ const grantHandlers = new Map<string, GrantHandler>([
   ["authorization_code", authorizationCodeGrant],
   ["password", passwordGrant],
   ["refresh_token", refreshTokenGrant],
+  ["client_credentials", clientCredentialsGrant],
+  [DEVICE_CODE, deviceCodeGrant],
 ]);
+
+/** Grant types whose answer may carry an id_token: when the token holds openid and its grant began with a
+ * person signing in through the code or device flow (src/oidc/id-token.ts decides). */
+const MAY_CARRY_ID_TOKEN = new Set(["authorization_code", "refresh_token", DEVICE_CODE]);
 
 export async function handleTokenRequest(request: Request): Promise<Response> {
   const params = await readBody(request, { form: true, invalidMessage: "invalid_request" });
@@ -26,6 +37,11 @@ export async function handleTokenRequest(request: Request): Promise<Response> {
   const client = await authenticateClient(request, params);
   const handler = grantHandlers.get(grantType);
   if (!handler) throw new OAuthError("unsupported_grant_type");
+  const mayCarryIdToken = MAY_CARRY_ID_TOKEN.has(grantType);
+  // Load the signing key before a code or refresh token is spent, so that a key that cannot be used fails
+  // the request before anything is consumed (it is cached: no database read on most requests).
+  if (mayCarryIdToken) await currentSigningKey();
   const record = await handler(client, params);
-  return json(record, 200, NO_STORE);
+  const idToken = mayCarryIdToken && record.scopes.includes("openid") ? await idTokenForAccessToken(record.access_token) : null;
+  return json(idToken ? { ...record, id_token: idToken } : record, 200, NO_STORE);
 }

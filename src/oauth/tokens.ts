@@ -3,8 +3,10 @@
 // all in one transaction.
 import { now } from "@/clock";
 import { digest, randomSecret } from "@/server/crypto";
-import { db, write, type Tx } from "@/server/db";
+import { write, type Tx } from "@/server/db";
 import { formatScope, storedScopes, type Scope } from "@/oauth/scope";
+import { auditRow } from "@/audit/record-event";
+import { startGrant as insertGrantWithTokens, tokenByValue, type NewTokenRow, type TokenByValue } from "@/server/fast-sql";
 import { userUri } from "@/users/represent";
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -33,77 +35,85 @@ type IssueOptions = {
   refreshScopes?: readonly Scope[] | null;
 };
 
-/** Creates an access token (and a refresh token) inside the caller's transaction. */
-export async function issueTokens(tx: Tx, options: IssueOptions): Promise<TokenRecord> {
-  const issuedAt = now();
-  const accessToken = randomSecret();
-  await tx.accessToken.create({
-    data: {
-      digest: digest(accessToken),
-      grantId: options.grantId,
-      clientId: options.clientId,
-      userId: options.userId,
-      scopes: formatScope(options.scopes),
-      createdAt: issuedAt,
-      expiresAt: new Date(issuedAt.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000),
-    },
+/** New token values and the rows that store their digests, not yet written. */
+export type MintedTokens = { access: NewTokenRow; refresh: NewTokenRow | null; record: TokenRecord };
+
+/** The values of a new token pair, which the caller decides to use or not. */
+export type TokenSecrets = { access: string; refresh: string | undefined };
+
+export function newSecrets(withRefresh: boolean): TokenSecrets {
+  return { access: randomSecret(), refresh: withRefresh ? randomSecret() : undefined };
+}
+
+export const accessExpiry = (issuedAt: Date) => new Date(issuedAt.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000);
+export const refreshExpiry = (issuedAt: Date) => new Date(issuedAt.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000);
+
+/**
+ * Makes an access token (and a refresh token) for a grant: the rows to store and the record to answer
+ * (with `secrets` made earlier, when their digests went to the database first).
+ */
+export function mintTokens(options: IssueOptions, issuedAt = now(), secrets = newSecrets(!!options.refreshScopes)): MintedTokens {
+  const row = (secret: string, scopes: readonly Scope[], expiresAt: Date): NewTokenRow => ({
+    digest: digest(secret),
+    grantId: options.grantId,
+    clientId: options.clientId,
+    userId: options.userId,
+    scopes: formatScope(scopes),
+    createdAt: issuedAt,
+    expiresAt,
   });
-  let refreshToken: string | undefined;
-  if (options.refreshScopes) {
-    refreshToken = randomSecret();
-    await tx.refreshToken.create({
-      data: {
-        digest: digest(refreshToken),
-        grantId: options.grantId,
-        clientId: options.clientId,
-        userId: options.userId,
-        scopes: formatScope(options.refreshScopes),
-        createdAt: issuedAt,
-        expiresAt: new Date(issuedAt.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000),
-      },
-    });
-  }
+  const refreshToken = options.refreshScopes ? secrets.refresh : undefined;
   const scopes = storedScopes(formatScope(options.scopes));
   return {
-    resource_uri: tokenUri(accessToken),
-    access_token: accessToken,
-    ...(refreshToken ? { refresh_token: refreshToken } : {}),
-    scopes,
-    scope: formatScope(scopes),
-    user: userUri(options.userId),
-    expires_in: ACCESS_TOKEN_TTL_SECONDS,
-    token_type: "Bearer",
+    access: row(secrets.access, options.scopes, accessExpiry(issuedAt)),
+    refresh: refreshToken ? row(refreshToken, options.refreshScopes!, refreshExpiry(issuedAt)) : null,
+    record: {
+      resource_uri: tokenUri(secrets.access),
+      access_token: secrets.access,
+      ...(refreshToken ? { refresh_token: refreshToken } : {}),
+      scopes,
+      scope: formatScope(scopes),
+      user: userUri(options.userId),
+      expires_in: ACCESS_TOKEN_TTL_SECONDS,
+      token_type: "Bearer",
+    },
   };
 }
 
-/** Starts a grant and issues its first tokens, in one transaction. */
+/** Creates an access token (and a refresh token) inside the caller's transaction. */
+export async function issueTokens(tx: Tx, options: IssueOptions): Promise<TokenRecord> {
+  const minted = mintTokens(options);
+  await tx.accessToken.create({ data: minted.access });
+  if (minted.refresh) await tx.refreshToken.create({ data: minted.refresh });
+  return minted.record;
+}
+
+/**
+ * Starts a grant and issues its first tokens, with the token.issued audit event, in one transaction (one
+ * statement on PostgreSQL: src/server/fast-sql.ts).
+ */
 export async function startGrant(options: {
   clientId: number;
+  /** The client's public client_id, for the audit event. */
+  publicClientId: string;
   userId: number;
   grantType: string;
   scopes: readonly Scope[];
   withRefreshToken: boolean;
 }): Promise<TokenRecord> {
-  return write(async (tx) => {
-    const at = now();
-    const grant = await tx.grant.create({
-      data: {
-        clientId: options.clientId,
-        userId: options.userId,
-        grantType: options.grantType,
-        scopes: formatScope(options.scopes),
-        createdAt: at,
-        lastUsedAt: at,
-      },
-    });
-    return issueTokens(tx, {
-      grantId: grant.id,
-      clientId: options.clientId,
-      userId: options.userId,
-      scopes: options.scopes,
-      refreshScopes: options.withRefreshToken ? options.scopes : null,
-    });
+  const at = now();
+  // The rows' grantId is the new grant's, which the store fills in.
+  const { access, refresh, record } = mintTokens(
+    { grantId: 0, clientId: options.clientId, userId: options.userId, scopes: options.scopes, refreshScopes: options.withRefreshToken ? options.scopes : null },
+    at,
+  );
+  await insertGrantWithTokens({
+    grant: { clientId: options.clientId, userId: options.userId, grantType: options.grantType, scopes: formatScope(options.scopes), createdAt: at },
+    access,
+    refresh,
+    audit: auditRow({ type: "token.issued", userId: options.userId, clientId: options.publicClientId, detail: { grant_type: options.grantType, scope: record.scope } }),
   });
+  return record;
 }
 
 /**
@@ -123,23 +133,10 @@ export function revokeGrant(grantId: number): Promise<number> {
   return write((tx) => revokeGrantInTx(tx, grantId));
 }
 
-/** The stored access token for a presented value, if it exists and is neither expired nor revoked. */
-export async function findActiveAccessToken(token: string) {
-  const row = await (await db()).accessToken.findUnique({ where: { digest: digest(token) } });
-  if (!row || row.revokedAt || row.expiresAt <= now()) return null;
-  return row;
-}
-
 /**
  * Finds an access or refresh token by its value for revocation and introspection, looking first where
  * `token_type_hint` says (RFC 7009 2.1, RFC 7662 2.1: a wrong or unknown hint only changes the order).
  */
-export async function findTokenByValue(token: string, hint: string | undefined) {
-  const client = await db();
-  const where = { digest: digest(token) };
-  const include = { user: { select: { id: true, email: true } } } as const;
-  const access = () => client.accessToken.findUnique({ where, include }).then((row) => row && { ...row, kind: "access_token" as const, usedAt: null });
-  const refresh = () => client.refreshToken.findUnique({ where, include }).then((row) => row && { ...row, kind: "refresh_token" as const });
-  const [first, second] = hint === "refresh_token" ? [refresh, access] : [access, refresh];
-  return (await first()) ?? (await second());
+export function findTokenByValue(token: string, hint: string | undefined): Promise<TokenByValue | null> {
+  return tokenByValue(digest(token), hint);
 }

@@ -1,6 +1,16 @@
-// POST /api/bundle_permission_request/ (SPEC.md 4.4, CONTRACT.md 6). Any authenticated user asks the owner
-// of a bundle (user_target) to let a user (user_allowed) in. The request and its e-mail are written in one
+// POST /api/bundle_permission_request/ (SPEC.md 4.4, CONTRACT.md 6 and 14). Any authenticated user asks the
+// owner of a bundle (user_target) to let a user (user_allowed) in. The request and its e-mail are written in one
 // transaction; the e-mail carries the only copy of the token, which is stored as its digest.
+//
+// Nothing in the answer may reveal who owns a bundle or who may read it (CONTRACT.md 14; issue 13 finding 3):
+// every reference is resolved first (an unknown bundle or user_allowed is answered whoever is named as
+// target); then every refusal that depends on ownership or access is the same 400 (CANNOT_GRANT): a target
+// who is not the owner, is unknown, or has not confirmed their address, and, for anyone but the allowed user
+// and the owner (who know it), a user_allowed who already has access or an equal pending request. Probing
+// costs: refused creates count against the requester (REFUSED_LIMIT an hour, then every create is 429), and
+// successes are limited per requester (CREATE_LIMIT) and per target (TARGET_LIMIT), so that nobody can use the
+// service to flood a mailbox.
+import { recordEvent, recordEventInTx } from "@/audit/record-event";
 import { deliverSoon } from "@/email/deliver-soon";
 import { enqueueMail } from "@/email/outbox";
 import { formatExpiry, renderPermissionRequestMail } from "@/email/permission-request-mail";
@@ -9,62 +19,96 @@ import { env } from "@/env";
 import { ApiError, badRequest, conflict, tooManyRequests } from "@/http/errors";
 import { parseInput } from "@/http/validate";
 import type { Principal } from "@/http/auth";
+import { assertNotLimited, recordFailure } from "@/oauth/rate-limit";
 import { digest, randomSecret } from "@/server/crypto";
 import { db, write, type Tx } from "@/server/db";
+import { maySeeEmail, permissionRequestContext } from "@/users/email-visibility";
 import { findUserByReference } from "@/users/user-reference";
 import { REQUEST_INCLUDE, representPermissionRequest } from "@/permission-requests/represent";
 import { ZCreatePermissionRequest } from "@/permission-requests/schemas";
 
-export const CREATE_LIMIT = 20;
 export const CREATE_WINDOW_MS = 3600 * 1000;
+/** Successful creates per requester per hour. */
+export const CREATE_LIMIT = 20;
+/** Refused creates (400, 409) per requester per hour; then every create is 429 until the window passes. */
+export const REFUSED_LIMIT = 60;
+/** Requests naming one user_target per hour, whoever asks. */
+export const TARGET_LIMIT = 20;
 
 export const CANNOT_GRANT = "user_target: cannot grant access to this bundle";
 export const ALREADY_HAS_ACCESS = "user_allowed: already has access to this bundle";
 export const ALREADY_PENDING = "a pending request for this bundle, user_allowed and user_target already exists";
 
+const refusedKey = (userId: number) => `permission_request_refused:${userId}`;
+
 /**
- * Serialises one requester's creates, so that the hourly count below is exact under concurrency. On
- * PostgreSQL: a row lock on the requester (NO KEY UPDATE does not block foreign-key checks against the row).
- * On SQLite the transaction's first statement is a write, which already serialises it with every writer.
+ * Serialises the creates of one requester and of one target, so that the hourly counts below are exact under
+ * concurrency. On PostgreSQL: row locks on both users, in id order so that two transactions never wait on each
+ * other crosswise (NO KEY UPDATE does not block foreign-key checks against the rows). On SQLite the
+ * transaction's first statement is a write, which already serialises it with every writer.
  */
-async function lockRequester(tx: Tx, userId: number): Promise<void> {
-  if (env().database.kind === "postgresql") {
-    await tx.$executeRaw`SELECT 1 FROM "User" WHERE "id" = ${userId} FOR NO KEY UPDATE`;
+async function lockUsers(tx: Tx, userIds: number[]): Promise<void> {
+  if (env().database.kind !== "postgresql") return;
+  for (const id of [...new Set(userIds)].sort((a, b) => a - b)) {
+    await tx.$executeRaw`SELECT 1 FROM "User" WHERE "id" = ${id} FOR NO KEY UPDATE`;
   }
 }
 
-/** 429 once the requester made CREATE_LIMIT requests in the last hour; Retry-After when the oldest leaves. */
-async function assertUnderLimit(tx: Tx, requesterId: number, atMs: number): Promise<void> {
+/** 429 once `limit` requests matching `where` were made in the last hour; Retry-After when the oldest leaves. */
+async function assertUnderLimit(tx: Tx, where: { requestedById: number } | { userTargetId: number }, limit: number, atMs: number): Promise<void> {
   const recent = await tx.permissionRequest.findMany({
-    where: { requestedById: requesterId, createdAt: { gt: new Date(atMs - CREATE_WINDOW_MS) } },
+    where: { ...where, createdAt: { gt: new Date(atMs - CREATE_WINDOW_MS) } },
     orderBy: { createdAt: "desc" },
-    take: CREATE_LIMIT,
+    take: limit,
     select: { createdAt: true },
   });
-  if (recent.length < CREATE_LIMIT) return;
-  const oldest = recent[CREATE_LIMIT - 1]!.createdAt.getTime();
+  if (recent.length < limit) return;
+  const oldest = recent[limit - 1]!.createdAt.getTime();
   throw tooManyRequests((oldest + CREATE_WINDOW_MS - atMs) / 1000);
 }
 
 export async function createPermissionRequest(options: { principal: Principal; body: Record<string, unknown> }) {
   const { principal } = options;
+  // A malformed body reveals nothing and is not counted.
   const input = parseInput(ZCreatePermissionRequest, options.body);
+  try {
+    await assertNotLimited(refusedKey(principal.userId), { max: REFUSED_LIMIT, windowMs: CREATE_WINDOW_MS });
+    return await create(principal, input);
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 400 || error.status === 409)) await recordFailure(refusedKey(principal.userId));
+    if (error instanceof ApiError && error.status === 429) {
+      await recordEvent({ type: "rate_limited", userId: principal.userId, detail: { limit: "permission_request" } });
+    }
+    throw error;
+  }
+}
+
+async function create(principal: Principal, input: ReturnType<typeof ZCreatePermissionRequest.parse>) {
   const client = await db();
 
-  // Who owns what is not revealed: an unknown target and one who is not the owner answer the same.
-  const bundle = await client.bundle.findUnique({ where: { id: input.bundle } });
+  // Every reference first, whoever owns what.
+  const [bundle, target, allowed, requester, oauthClient] = await Promise.all([
+    client.bundle.findUnique({ where: { id: input.bundle } }),
+    findUserByReference(input.user_target),
+    findUserByReference(input.user_allowed),
+    client.user.findUniqueOrThrow({ where: { id: principal.userId } }),
+    principal.clientId === null ? null : client.client.findUnique({ where: { id: principal.clientId }, select: { clientId: true } }),
+  ]);
   if (!bundle) throw badRequest("bundle: no such bundle");
-  const target = await findUserByReference(input.user_target);
-  if (!target || target.id !== bundle.ownerId) throw badRequest(CANNOT_GRANT);
-  const allowed = await findUserByReference(input.user_allowed);
   if (!allowed) throw badRequest("user_allowed: no such user");
-  const hasAccess =
-    allowed.id === bundle.ownerId ||
-    (await client.bundlePermission.count({ where: { bundleId: bundle.id, userAllowedId: allowed.id } })) > 0;
-  if (hasAccess) throw conflict(ALREADY_HAS_ACCESS);
-  const requester = await client.user.findUniqueOrThrow({ where: { id: principal.userId } });
+
+  // From here every refusal depends on who owns or may read the bundle: the same 400, unless the requester
+  // is the allowed user or the owner, who know the answer already.
+  // Both facts are read before either is used, so that the refusals also take the same time.
+  const mayKnow = requester.id === bundle.ownerId || requester.id === allowed.id;
+  const permissions = await client.bundlePermission.count({ where: { bundleId: bundle.id, userAllowedId: allowed.id } });
+  const hasAccess = allowed.id === bundle.ownerId || permissions > 0;
+  if (!target || target.id !== bundle.ownerId || target.emailVerifiedAt === null) throw badRequest(CANNOT_GRANT);
+  if (hasAccess) throw mayKnow ? conflict(ALREADY_HAS_ACCESS) : badRequest(CANNOT_GRANT);
 
   // Everything but database calls happens before the transaction: the token, the link, the rendered mail.
+  const allowedNamedByEmail = "email" in input.user_allowed;
+  const context = permissionRequestContext({ requestedById: requester.id, userTargetId: target.id, userAllowedId: allowed.id, allowedNamedByEmail });
   const token = randomSecret();
   const createdAtMs = nowMs();
   const createdAt = new Date(createdAtMs);
@@ -74,7 +118,9 @@ export async function createPermissionRequest(options: { principal: Principal; b
   const mail = await renderPermissionRequestMail(target.email, {
     targetName: target.name,
     requesterName: requester.name,
+    requesterEmail: maySeeEmail(target.id, requester.id, context) ? requester.email : null,
     allowedName: allowed.name,
+    allowedEmail: maySeeEmail(target.id, allowed.id, context) ? allowed.email : null,
     requesterIsAllowed: requester.id === allowed.id,
     bundleName: bundle.name,
     link: link.href,
@@ -85,10 +131,11 @@ export async function createPermissionRequest(options: { principal: Principal; b
   let created;
   try {
     created = await write(async (tx) => {
-      await lockRequester(tx, requester.id);
+      await lockUsers(tx, [requester.id, target.id]);
       // A pending request that expired still holds the key; it no longer blocks a new one.
       await tx.permissionRequest.updateMany({ where: { pendingKey, expiresAt: { lte: createdAt } }, data: { pendingKey: null } });
-      await assertUnderLimit(tx, requester.id, createdAtMs);
+      await assertUnderLimit(tx, { requestedById: requester.id }, CREATE_LIMIT, createdAtMs);
+      await assertUnderLimit(tx, { userTargetId: target.id }, TARGET_LIMIT, createdAtMs);
       const row = await tx.permissionRequest.create({
         data: {
           tokenDigest: digest(token),
@@ -99,6 +146,7 @@ export async function createPermissionRequest(options: { principal: Principal; b
           clientId: principal.clientId,
           redeemUrl: input.redeem_url,
           ttl: input.ttl,
+          allowedNamedByEmail,
           status: "pending",
           pendingKey,
           createdAt,
@@ -106,13 +154,22 @@ export async function createPermissionRequest(options: { principal: Principal; b
         },
         include: REQUEST_INCLUDE,
       });
-      const mailId = await enqueueMail(tx, mail);
+      const mailId = await enqueueMail(tx, mail, { permissionRequestId: row.id });
+      await recordEventInTx(tx, {
+        type: "permission_request.created",
+        userId: requester.id,
+        clientId: oauthClient?.clientId ?? null,
+        detail: { request: row.id, bundle: bundle.id, target: target.id },
+      });
       return { row, mailId };
     });
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    // The unique pendingKey: an equal request is pending (also when two creates race).
-    if ((error as { code?: string }).code === "P2002") throw conflict(ALREADY_PENDING);
+    // The unique pendingKey: an equal request is pending (also when two creates race). Its parties may know.
+    if ((error as { code?: string }).code === "P2002") {
+      const pending = await client.permissionRequest.findUnique({ where: { pendingKey }, select: { requestedById: true } });
+      throw mayKnow || pending?.requestedById === requester.id ? conflict(ALREADY_PENDING) : badRequest(CANNOT_GRANT);
+    }
     throw error;
   }
   deliverSoon([created.mailId]);

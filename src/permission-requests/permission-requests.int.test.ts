@@ -240,12 +240,13 @@ describe("create", () => {
     expect(anonymous.status).toBe(401);
   });
 
-  it("is a 409 when user_allowed already has access, the owner included, and writes no request and no mail", async () => {
+  it("is a 409 for the allowed user and the owner when user_allowed already has access, the owner included, and writes no request and no mail", async () => {
     const s = await scene();
     const grant = await call("POST", "/api/bundle_permission/", { token: s.owner.accessToken, body: { bundle: s.bundle.id, user_allowed: s.allowed.user.id } });
     expect(grant.status).toBe(201);
-    const allowedAlready = await ask(s);
-    const owner = await ask(s, { user_allowed: s.owner.user.id });
+    // Anyone else gets the 400 of a wrong target (CONTRACT.md 14; src/permission-requests/abuse.int.test.ts).
+    const allowedAlready = await ask(s, {}, s.allowed.accessToken);
+    const owner = await ask(s, { user_allowed: s.owner.user.id }, s.owner.accessToken);
     for (const res of [allowedAlready, owner]) {
       expect(res.status).toBe(409);
       expect(res.json).toEqual({ error: "user_allowed: already has access to this bundle" });
@@ -254,15 +255,17 @@ describe("create", () => {
     expect(await listMail({ to: s.owner.user.email })).toEqual([]);
   });
 
-  it("is a 409 while an equal request is pending, whoever asks, with no second mail; concurrent equal creates give one 201", async () => {
+  it("is a 409 while an equal request is pending, with no second mail; concurrent equal creates give one 201", async () => {
     const s = await scene();
     const racing = await Promise.all(Array.from({ length: 6 }, () => ask(s)));
     expect(racing.map((res) => res.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
     for (const res of racing.filter((r) => r.status === 409)) {
       expect(res.json).toEqual({ error: "a pending request for this bundle, user_allowed and user_target already exists" });
     }
+    // A third party, who may not learn that the request exists, gets the 400 of a wrong target.
     const byStranger = await ask(s, {}, s.stranger.accessToken);
-    expect(byStranger.status).toBe(409);
+    expect(byStranger.status).toBe(400);
+    expect(byStranger.json).toEqual(CANNOT_GRANT);
     expect(await listMail({ to: s.owner.user.email })).toHaveLength(1);
     expect(await (await db()).permissionRequest.count({ where: { bundleId: s.bundle.id } })).toBe(1);
     // Another allowed user is another request.
@@ -297,9 +300,11 @@ describe("create", () => {
     expect(retryAfter).toBeLessThanOrEqual(3600);
     expect(await (await db()).permissionRequest.count({ where: { requestedById: requester.id } })).toBe(20);
     expect(await listMail({ to: owner.email })).toHaveLength(20);
-    // Other requesters are not limited by this one.
+    // Other requesters are not limited by this one (asking another owner: this one was named 20 times).
     const other = await makeUser();
-    const otherAsk = await call("POST", LIST, { headers: await page(other), body: { bundle: bundles[20]!.id, user_allowed: other.id, user_target: owner.id } });
+    const otherOwner = await makeUser();
+    const otherBundle = await createBundle({ ownerId: otherOwner.id, name: "elsewhere" });
+    const otherAsk = await call("POST", LIST, { headers: await page(other), body: { bundle: otherBundle.id, user_allowed: other.id, user_target: otherOwner.id } });
     expect(otherAsk.status).toBe(201);
 
     advanceClock(retryAfter * 1000);
@@ -333,6 +338,9 @@ describe("the e-mail", () => {
       expect(part).toContain(s.requester.user.name);
       expect(part).toContain(s.allowed.user.name);
       expect(part).toContain("Holiday photos");
+      // The target sees who really asks (CONTRACT.md 14); the allowed user was named by id, so not their e-mail.
+      expect(part).toContain(s.requester.user.email);
+      expect(part).not.toContain(s.allowed.user.email);
     }
     const expires = (body.expires_at as string).slice(0, 16).replace("T", " ") + " UTC";
     expect(mail.text).toContain(expires);
@@ -343,7 +351,7 @@ describe("the e-mail", () => {
 
     const check = await call("GET", tokenPath(token), { token: s.owner.accessToken });
     expect(check.status).toBe(200);
-    expect(check.json).toEqual({ ...body, bundle: { ...(body.bundle as object), owner: userRep(s.owner.user, s.owner.user) }, user_target: userRep(s.owner.user, s.owner.user), requested_by: userRep(s.requester.user) });
+    expect(check.json).toEqual({ ...body, bundle: { ...(body.bundle as object), owner: userRep(s.owner.user, s.owner.user) }, user_target: userRep(s.owner.user, s.owner.user), requested_by: { ...userRep(s.requester.user), email: s.requester.user.email } });
   });
 
   it("stores only the token's digest, and never answers the token in any response body", async () => {

@@ -2,6 +2,7 @@
 // any representation: only its digest is stored.
 import type { Bundle, PermissionRequest, User } from "@/generated/sqlite/client";
 import { representBundle } from "@/bundles/represent";
+import { permissionRequestContext } from "@/users/email-visibility";
 import { representUser } from "@/users/represent";
 
 export const permissionRequestUri = (id: number) => `/api/bundle_permission_request/${id}/`;
@@ -38,13 +39,14 @@ export function endedReason(row: Pick<PermissionRequest, "status" | "expiresAt" 
 }
 
 export function representPermissionRequest(row: RequestWithRelations, viewerId: number, atMs: number) {
+  const context = permissionRequestContext(row);
   return {
     id: row.id,
     resource_uri: permissionRequestUri(row.id),
     bundle: representBundle(row.bundle, viewerId),
-    user_allowed: representUser(row.userAllowed, viewerId),
-    user_target: representUser(row.userTarget, viewerId),
-    requested_by: representUser(row.requestedBy, viewerId),
+    user_allowed: representUser(row.userAllowed, viewerId, context),
+    user_target: representUser(row.userTarget, viewerId, context),
+    requested_by: representUser(row.requestedBy, viewerId, context),
     redeem_url: row.redeemUrl,
     ttl: row.ttl,
     status: statusOf(row, atMs),

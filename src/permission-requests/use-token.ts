@@ -36,7 +36,7 @@ export async function checkPermissionToken(options: { token: string; viewerId: n
  */
 export async function redeemPermissionToken(options: { token: string; principal: Principal }) {
   const { principal } = options;
-  if (!(await isFirstParty(principal))) {
+  if (!isFirstParty(principal)) {
     throw forbidden("permission tokens are redeemed on this service's own pages, not by third-party applications");
   }
   const row = await usableRequest(options.token, principal.userId);

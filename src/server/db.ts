@@ -1,9 +1,21 @@
 // The Prisma client singleton: SQLite (better-sqlite3 adapter) by default, PostgreSQL when DATABASE_URL says
 // so. Both generated clients come from one data model (prisma/sqlite/schema.prisma), so they share one type.
+//
+// It also hands the driver connection Prisma already holds to the few hot statements that skip Prisma
+// (src/server/fast-sql.ts, issue 8): one connection per process on SQLite, one pool on PostgreSQL.
+// - SQLite: Prisma's adapter queues its interactive transactions on one better-sqlite3 connection, and any
+//   statement run on that connection while one is open runs inside it. So the adapter factory is wrapped:
+//   every Prisma transaction also holds `sqliteLock` from BEGIN to COMMIT/ROLLBACK, and our own synchronous
+//   transactions take the same lock (exclusive()); a point read runs at once when no transaction is open.
+//   A second connection would be worse: its busy wait is synchronous and would block the event loop that
+//   Prisma's open transaction needs in order to finish.
+// - PostgreSQL: one pg.Pool shared by Prisma (new PrismaPg(pool)) and our prepared statements.
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import type BetterSqlite3 from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import pg from "pg";
 import { env } from "@/env";
 import { PrismaClient as PostgresClient } from "@/generated/postgresql/client";
 import { Prisma, PrismaClient as SqliteClient } from "@/generated/sqlite/client";
@@ -12,20 +24,117 @@ export type Db = SqliteClient;
 export type Tx = Prisma.TransactionClient;
 export { Prisma };
 
-type Holder = { client?: Db; ready?: Promise<Db> };
+export type Driver =
+  | {
+      kind: "sqlite";
+      connection: BetterSqlite3.Database;
+      /** Runs `fn` (synchronous: nothing can interleave) while no Prisma transaction is open on the connection. */
+      exclusive: <T>(fn: () => T) => Promise<T>;
+      /**
+       * For tests that line requests up at their claims (src/testing/race.ts): takes the transaction lock
+       * without opening a transaction, so reads go on while every transaction queues; and how many queue.
+       */
+      hold: () => Promise<() => void>;
+      queued: () => number;
+    }
+  | { kind: "postgresql"; pool: pg.Pool };
+
+type Holder = { client?: Db; ready?: Promise<Db>; driver?: Driver; pool?: pg.Pool };
+// On globalThis: one per process, also for the second copy of this module that the custom server's route
+// modules load beside Next's bundle (STACK.md).
 const globalHolder = globalThis as typeof globalThis & { __appDb?: Holder };
 const holder: Holder = (globalHolder.__appDb ??= {});
+
+/** A FIFO mutex: acquire() resolves with the function that releases it. */
+class Lock {
+  private held = false;
+  private readonly waiting: Array<() => void> = [];
+  get locked(): boolean {
+    return this.held;
+  }
+  get queued(): number {
+    return this.waiting.length;
+  }
+  acquire(): Promise<() => void> {
+    if (!this.held) {
+      this.held = true;
+      return Promise.resolve(this.releaser());
+    }
+    return new Promise((resolve) => this.waiting.push(() => resolve(this.releaser())));
+  }
+  private releaser(): () => void {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const next = this.waiting.shift();
+      if (next) next(); // stays held, handed to the next in line
+      else this.held = false;
+    };
+  }
+}
+
+type SqliteAdapter = Awaited<ReturnType<PrismaBetterSqlite3["connect"]>>;
+type SqliteTransaction = Awaited<ReturnType<SqliteAdapter["startTransaction"]>>;
+
+/** The better-sqlite3 factory, with every Prisma transaction also holding `lock` (see the file comment). */
+function lockedSqliteFactory(inner: PrismaBetterSqlite3, lock: Lock, onConnect: (connection: BetterSqlite3.Database) => void): PrismaBetterSqlite3 {
+  const connect = async (): Promise<SqliteAdapter> => {
+    const adapter = await inner.connect();
+    const startTransaction = adapter.startTransaction.bind(adapter);
+    adapter.startTransaction = async (isolationLevel) => {
+      const release = await lock.acquire();
+      let tx: SqliteTransaction;
+      try {
+        tx = await startTransaction(isolationLevel);
+      } catch (error) {
+        release();
+        throw error;
+      }
+      const commit = tx.commit.bind(tx);
+      const rollback = tx.rollback.bind(tx);
+      tx.commit = () => commit().finally(release);
+      tx.rollback = () => rollback().finally(release);
+      return tx;
+    };
+    onConnect((adapter as unknown as { client: BetterSqlite3.Database }).client);
+    return adapter;
+  };
+  const factory = { provider: inner.provider, adapterName: inner.adapterName, connect, connectToShadowDb: () => inner.connectToShadowDb() };
+  return factory as unknown as PrismaBetterSqlite3;
+}
 
 function createClient(): { client: Db; init: (client: Db) => Promise<void> } {
   const { database } = env();
   if (database.kind === "postgresql") {
-    const adapter = new PrismaPg({ connectionString: database.url, max: 10 });
+    const pool = new pg.Pool({ connectionString: database.url, max: 10 });
+    holder.pool = pool;
+    holder.driver = { kind: "postgresql", pool };
     // The PostgreSQL client is generated from the same model; only its provider literal differs.
+    // (The adapter's copy of @types/pg differs from ours; at run time both are the one `pg`, which its
+    // `instanceof pg.Pool` check needs.)
+    const adapter = new PrismaPg(pool as unknown as ConstructorParameters<typeof PrismaPg>[0]);
     const client = new PostgresClient({ adapter }) as unknown as Db;
     return { client, init: async () => {} };
   }
   mkdirSync(dirname(database.file), { recursive: true });
-  const adapter = new PrismaBetterSqlite3({ url: database.file, timeout: 5000 });
+  const lock = new Lock();
+  const adapter = lockedSqliteFactory(new PrismaBetterSqlite3({ url: database.file, timeout: 5000 }), lock, (connection) => {
+    holder.driver = {
+      kind: "sqlite",
+      connection,
+      exclusive: async (fn) => {
+        const release = await lock.acquire();
+        try {
+          return fn();
+        } finally {
+          release();
+        }
+      },
+      hold: () => lock.acquire(),
+      queued: () => lock.queued,
+    };
+  });
   const client = new SqliteClient({ adapter });
   return {
     client,
@@ -51,6 +160,13 @@ export function db(): Promise<Db> {
   return holder.ready;
 }
 
+/** The driver connection under the Prisma client (for src/server/fast-sql.ts only). */
+export async function driver(): Promise<Driver> {
+  await db();
+  if (!holder.driver) throw new Error("the database driver is not connected");
+  return holder.driver;
+}
+
 /**
  * Every write goes through a transaction (STACK.md: on SQLite a bare write issued while another request's
  * interactive transaction is open would run inside it). Keep `fn` short and free of anything but database
@@ -62,8 +178,11 @@ export async function write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
 }
 
 export async function disconnectDb(): Promise<void> {
-  const client = holder.client;
+  const { client, pool } = holder;
   holder.client = undefined;
   holder.ready = undefined;
+  holder.driver = undefined;
+  holder.pool = undefined;
   await client?.$disconnect();
+  await pool?.end();
 }

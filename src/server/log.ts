@@ -6,7 +6,7 @@ const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as cons
 type Level = Exclude<keyof typeof LEVELS, "silent">;
 
 const SECRET_PARAMS =
-  /([?&#](?:access_token|refresh_token|code|token|client_secret|password|code_verifier|id_token|state)=)[^&#\s]*/gi;
+  /([?&#](?:access_token|refresh_token|code|token|client_secret|password|code_verifier|id_token|state|user_code|device_code)=)[^&#\s]*/gi;
 const SECRET_PATHS = /(\/api\/(?:accesstoken|oauth2token|bundle_permission_request)\/)(?!\d+\/?(?:$|[?#]))[^/?#\s]+/g;
 
 export function redact(text: string): string {

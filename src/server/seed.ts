@@ -19,6 +19,8 @@ export async function seedIfEmpty(): Promise<string | null> {
   const code = await createClient({ ownerId: alice.id, name: "Demo web app (authorization code)", grantType: "authorization_code", redirectUris: [DEMO_REDIRECT_URI] });
   const implicit = await createClient({ ownerId: alice.id, name: "Demo browser app (implicit)", grantType: "implicit", redirectUris: [DEMO_REDIRECT_URI] });
   const pw = await createClient({ ownerId: alice.id, name: "Demo script (password)", grantType: "password" });
+  const service = await createClient({ ownerId: alice.id, name: "Demo server (client credentials)", grantType: "client_credentials" });
+  const device = await createClient({ ownerId: alice.id, name: "Demo TV (device)", grantType: "device_code", isPublic: true });
   const bundle = await createBundle({ ownerId: alice.id, name: "Alice's photos" });
   const base = env().appUrl;
   return [
@@ -28,6 +30,8 @@ export async function seedIfEmpty(): Promise<string | null> {
     `  client  authorization_code client_id ${code.client_id}  client_secret ${code.client_secret}  redirect_uri ${DEMO_REDIRECT_URI}`,
     `  client  implicit           client_id ${implicit.client_id}  client_secret ${implicit.client_secret}  redirect_uri ${DEMO_REDIRECT_URI}`,
     `  client  password           client_id ${pw.client_id}  client_secret ${pw.client_secret}`,
+    `  client  client_credentials client_id ${service.client_id}  client_secret ${service.client_secret}`,
+    `  client  device_code        client_id ${device.client_id}  (public: no secret)`,
     `  bundle  ${bundle.resource_uri} "${bundle.name}"`,
     "",
     "  Try the authorization code flow in a browser with the example client (README, \"Walk-through\"):",
@@ -36,5 +40,8 @@ export async function seedIfEmpty(): Promise<string | null> {
     "  Try the password grant:",
     `  curl -s ${base}/api/connect/oauth2/token/ -H 'Content-Type: application/json' \\`,
     `    -d '{"grant_type":"password","client_id":"${pw.client_id}","client_secret":"${pw.client_secret}","username":"alice@example.com","password":"${alicePassword}","scope":"readonly readwrite"}'`,
+    "",
+    "  Try the device flow (then open verification_uri_complete, approve, and poll as the README shows):",
+    `  curl -s ${base}/api/connect/oauth2/device/ -d client_id=${device.client_id} -d scope=readonly`,
   ].join("\n");
 }

@@ -83,40 +83,48 @@ export async function together<T>(barrier: Barrier, requests: Promise<T>[], time
  *   - PostgreSQL: the test's own transaction locks the row (SELECT ... FOR UPDATE); a claim then waits for the
  *     lock, which PostgreSQL grants first come, first served, and re-checks its WHERE clause on the row as the
  *     winner left it. waitForClaims(n) watches pg_stat_activity until n sessions wait on the test's lock.
- *   - SQLite: a process has one connection, whose transactions queue first come, first served; the test's
- *     own open transaction holds that queue. Reads do not queue, so each request reads and then waits at its
- *     claim. SQLite cannot show who waits; waitForClaims() lets the event loop turn until the requests fired
- *     so far are parked (they need one or two turns; it allows fifty), and the test's outcome shows the order.
+ *   - SQLite: a process has one connection, whose transactions queue first come, first served on one lock
+ *     (src/server/db.ts); the test takes that lock without opening a transaction. Reads go on (Prisma's and
+ *     the hot statements' alike, since no transaction is open), every transaction waits: each request reads
+ *     and then waits at its claim. waitForClaims(n) watches the lock's queue until n wait on it.
  */
 export async function holdClaims(table: string, id: number) {
-  const { env } = await import("@/env");
-  const { db, write } = await import("@/server/db");
+  const { db, driver, write } = await import("@/server/db");
+  await db();
+  const d = await driver();
+  const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
+  if (d.kind === "sqlite") {
+    const release = await d.hold();
+    return {
+      /** Resolves once `count` transactions wait for the lock the test holds. */
+      async waitForClaims(count: number): Promise<void> {
+        for (let i = 0; i < 4000; i++) {
+          if (d.queued() >= count) return;
+          await turn();
+        }
+        throw new Error(`fewer than ${count} requests ever waited at their claim`);
+      },
+      async release(): Promise<void> {
+        release();
+      },
+    };
+  }
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
-  let holding!: (pid: number | null) => void;
-  const held = new Promise<number | null>((resolve) => (holding = resolve));
-  const postgres = env().database.kind === "postgresql";
+  let holding!: (pid: number) => void;
+  const held = new Promise<number>((resolve) => (holding = resolve));
   const transaction = write(async (tx) => {
-    if (postgres) {
-      await tx.$queryRawUnsafe(`SELECT 1 FROM "${table}" WHERE "id" = $1 FOR UPDATE`, id);
-      const rows = await tx.$queryRawUnsafe<{ pid: number }[]>("SELECT pg_backend_pid() AS pid");
-      holding(rows[0]!.pid);
-    } else {
-      holding(null);
-    }
+    await tx.$queryRawUnsafe(`SELECT 1 FROM "${table}" WHERE "id" = $1 FOR UPDATE`, id);
+    const rows = await tx.$queryRawUnsafe<{ pid: number }[]>("SELECT pg_backend_pid() AS pid");
+    holding(rows[0]!.pid);
     await gate;
   });
   const holder = await held;
-  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  const client = await db();
   return {
-    /** Resolves once `count` requests wait at their claim (PostgreSQL), or after fifty turns (SQLite). */
+    /** Resolves once `count` sessions wait on the row the test's transaction locked. */
     async waitForClaims(count: number): Promise<void> {
-      if (holder === null) {
-        for (let i = 0; i < 50; i++) await turn();
-        return;
-      }
-      const client = await db();
-      for (let i = 0; i < 2000; i++) {
+      for (let i = 0; i < 4000; i++) {
         const rows = await client.$queryRawUnsafe<{ waiting: number }[]>(
           // Waiting on the test's lock, or (queued behind an earlier waiter) on a session that waits on it.
           `WITH RECURSIVE blocked(pid) AS (
@@ -126,7 +134,7 @@ export async function holdClaims(table: string, id: number) {
           holder,
         );
         if (rows[0]!.waiting >= count) return;
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await turn();
       }
       throw new Error(`fewer than ${count} requests ever waited at their claim`);
     },

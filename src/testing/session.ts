@@ -1,10 +1,13 @@
 // A real next-auth session cookie for a user, encoded with the app's secret exactly as next-auth does after
 // a sign-in, for integration tests of the browser endpoints.
 import { encode } from "next-auth/jwt";
+import { nowMs } from "@/clock";
 import { env } from "@/env";
 import { sessionCookieName } from "@/auth/session";
 
-export async function sessionCookie(user: { id: number; name?: string; email?: string }, sessionVersion = 0): Promise<string> {
-  const token = await encode({ token: { sub: String(user.id), uid: user.id, sv: sessionVersion, name: user.name, email: user.email }, secret: env().authSecret });
+/** `authTime`: when the person typed their password (seconds since the epoch; default now; null: not recorded). */
+export async function sessionCookie(user: { id: number; name?: string; email?: string }, sessionVersion = 0, authTime: number | null = Math.floor(nowMs() / 1000)): Promise<string> {
+  const claims = { sub: String(user.id), uid: user.id, sv: sessionVersion, name: user.name, email: user.email, ...(authTime === null ? {} : { auth_time: authTime }) };
+  const token = await encode({ token: claims, secret: env().authSecret });
   return `${sessionCookieName()}=${token}`;
 }

@@ -1,4 +1,8 @@
+// Creates a user whose address counts as confirmed (CONTRACT.md 14): the admin CLI's `user:create`, the
+// development seed and the test factories, where whoever runs it vouches for the address. Self-service
+// sign-up is src/accounts/sign-up.ts, which creates the user unconfirmed and mails a confirmation link.
 import { z } from "zod";
+import { now } from "@/clock";
 import { conflict } from "@/http/errors";
 import { parseInput } from "@/http/validate";
 import { write } from "@/server/db";
@@ -12,13 +16,13 @@ export const ZCreateUser = z.object({
 });
 export type TCreateUser = z.input<typeof ZCreateUser>;
 
-/** Creates a user; the e-mail is stored lower-case and must be unused (409 otherwise). */
+/** Creates a confirmed user; the e-mail is stored lower-case and must be unused (409 otherwise). */
 export async function createUser(input: TCreateUser) {
   const { email, password, name } = parseInput(ZCreateUser, input);
   const passwordHash = await hashPassword(password);
   try {
     return await write((tx) =>
-      tx.user.create({ data: { email, name: name ?? email.split("@")[0]!, passwordHash } }),
+      tx.user.create({ data: { email, name: name ?? email.split("@")[0]!, passwordHash, emailVerifiedAt: now() } }),
     );
   } catch (error) {
     if ((error as { code?: string }).code === "P2002") throw conflict("email: already registered");

@@ -1,39 +1,72 @@
+// Password sign-in for the service's own pages (next-auth's credentials provider calls signInWithPassword):
+// the rate limits of CONTRACT.md 14 (issue 13 finding 4) and the audit events of CONTRACT.md 11.
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
-import { safeCallbackUrl } from "@/auth/callback-url";
+import { db } from "@/server/db";
 import { makeUser } from "@/testing/factories";
 import { signInWithPassword } from "@/users/sign-in";
 
 afterEach(() => resetClock());
 
+const A = "203.0.113.10";
+const B = "198.51.100.20";
+const FIFTEEN_MINUTES = 15 * 60 * 1000;
+
+const events = async (userId: number) =>
+  (await (await db()).auditEvent.findMany({ where: { userId }, orderBy: { id: "asc" } })).map((event) => ({
+    type: event.type,
+    ip: event.ip,
+    detail: event.detail ? (JSON.parse(event.detail) as Record<string, unknown>) : null,
+  }));
+
 describe("sign-in for the service's own pages", () => {
   it("accepts the right password, with the e-mail in any case", async () => {
     const user = await makeUser();
-    const result = await signInWithPassword({ email: user.email.toUpperCase(), password: user.password });
+    const result = await signInWithPassword({ email: user.email.toUpperCase(), password: user.password, ip: A });
     expect(result).toEqual({ ok: true, user: { id: user.id, name: user.name, email: user.email, sessionVersion: 0 } });
   });
 
   it("refuses a wrong password and an unknown e-mail alike", async () => {
     const user = await makeUser();
-    expect(await signInWithPassword({ email: user.email, password: "wrong password" })).toEqual({ ok: false, reason: "invalid" });
-    expect(await signInWithPassword({ email: "nobody@example.test", password: "whatever1" })).toEqual({ ok: false, reason: "invalid" });
+    expect(await signInWithPassword({ email: user.email, password: "wrong password", ip: A })).toEqual({ ok: false, reason: "invalid" });
+    expect(await signInWithPassword({ email: "nobody@example.test", password: "whatever1", ip: A })).toEqual({ ok: false, reason: "invalid" });
   });
 
-  it("is rate limited per e-mail like the password grant: after 10 failures even the right password waits 15 minutes", async () => {
+  it("after 10 failures for one e-mail from one address, refuses that address even the right password for 15 minutes", async () => {
     const user = await makeUser();
-    for (let i = 0; i < 10; i++) await signInWithPassword({ email: user.email, password: `wrong ${i}` });
-    expect(await signInWithPassword({ email: user.email, password: user.password })).toEqual({ ok: false, reason: "rate_limited" });
-    advanceClock(15 * 60 * 1000 + 1000);
-    expect((await signInWithPassword({ email: user.email, password: user.password })).ok).toBe(true);
+    for (let i = 0; i < 10; i++) expect((await signInWithPassword({ email: user.email, password: `wrong ${i}`, ip: A })).ok).toBe(false);
+    expect(await signInWithPassword({ email: user.email, password: user.password, ip: A })).toEqual({ ok: false, reason: "rate_limited" });
+    advanceClock(FIFTEEN_MINUTES + 1000);
+    expect((await signInWithPassword({ email: user.email, password: user.password, ip: A })).ok).toBe(true);
   });
-});
 
-describe("post-sign-in destinations", () => {
-  it("keeps paths on this site and refuses everything else", () => {
-    expect(safeCallbackUrl("/consent?request=abc")).toBe("/consent?request=abc");
-    expect(safeCallbackUrl("/api/connect/oauth2/auth/?state=x")).toBe("/api/connect/oauth2/auth/?state=x");
-    for (const bad of ["https://evil.example/", "//evil.example/", "/\\evil.example", "javascript:alert(1)", "", undefined, 42]) {
-      expect(safeCallbackUrl(bad)).toBe("/");
+  it("does not lock the owner out from another address when someone fails 10 times from theirs", async () => {
+    const user = await makeUser();
+    for (let i = 0; i < 12; i++) await signInWithPassword({ email: user.email, password: `attacker ${i}`, ip: A });
+    expect(await signInWithPassword({ email: user.email, password: user.password, ip: A })).toEqual({ ok: false, reason: "rate_limited" });
+    expect(await signInWithPassword({ email: user.email, password: user.password, ip: B })).toMatchObject({ ok: true, user: { id: user.id } });
+  });
+
+  it("after 50 failures for one e-mail across any addresses, refuses every address for 15 minutes", async () => {
+    const user = await makeUser();
+    // Ten addresses, five each: no address comes near its own limit of ten.
+    for (let i = 0; i < 50; i++) await signInWithPassword({ email: user.email, password: `spray ${i}`, ip: `192.0.2.${i % 10}` });
+    for (const ip of [A, B, "2001:db8::1"]) {
+      expect(await signInWithPassword({ email: user.email, password: user.password, ip })).toEqual({ ok: false, reason: "rate_limited" });
     }
+    advanceClock(FIFTEEN_MINUTES + 1000);
+    expect((await signInWithPassword({ email: user.email, password: user.password, ip: B })).ok).toBe(true);
+  });
+
+  it("records signin.succeeded, signin.failed and rate_limited with the client address", async () => {
+    const user = await makeUser();
+    await signInWithPassword({ email: user.email, password: user.password, ip: A });
+    for (let i = 0; i < 10; i++) await signInWithPassword({ email: user.email, password: `wrong ${i}`, ip: B });
+    await signInWithPassword({ email: user.email, password: user.password, ip: B });
+    const recorded = await events(user.id);
+    expect(recorded[0]).toEqual({ type: "signin.succeeded", ip: A, detail: null });
+    expect(recorded.slice(1, 11)).toEqual(Array.from({ length: 10 }, () => ({ type: "signin.failed", ip: B, detail: { reason: "wrong password" } })));
+    expect(recorded[11]).toEqual({ type: "rate_limited", ip: B, detail: { limit: "signin" } });
+    expect(recorded).toHaveLength(12);
   });
 });

@@ -101,18 +101,18 @@ describe("user references", () => {
 describe("sign-in", () => {
   it("takes the e-mail trimmed and in any case", async () => {
     const user = await makeUser();
-    const result = await signInWithPassword({ email: `  ${user.email.toUpperCase()}  `, password: user.password });
+    const result = await signInWithPassword({ email: `  ${user.email.toUpperCase()}  `, password: user.password, ip: "203.0.113.10" });
     expect(result).toEqual({ ok: true, user: { id: user.id, name: user.name, email: user.email, sessionVersion: 0 } });
   });
 
   it("counts failures per e-mail: another person's failures do not lock this one out", async () => {
     const [locked, other] = await Promise.all([makeUser(), makeUser()]);
-    for (let i = 0; i < 10; i++) await signInWithPassword({ email: locked.email, password: `wrong ${i}` });
-    expect(await signInWithPassword({ email: `  ${locked.email.toUpperCase()}`, password: locked.password })).toEqual({ ok: false, reason: "rate_limited" });
-    expect((await signInWithPassword({ email: other.email, password: other.password })).ok).toBe(true);
+    for (let i = 0; i < 10; i++) await signInWithPassword({ email: locked.email, password: `wrong ${i}`, ip: "203.0.113.10" });
+    expect(await signInWithPassword({ email: `  ${locked.email.toUpperCase()}`, password: locked.password, ip: "203.0.113.10" })).toEqual({ ok: false, reason: "rate_limited" });
+    expect((await signInWithPassword({ email: other.email, password: other.password, ip: "203.0.113.10" })).ok).toBe(true);
   });
 
   it("refuses an empty e-mail", async () => {
-    expect(await signInWithPassword({ email: "   ", password: "whatever" })).toEqual({ ok: false, reason: "invalid" });
+    expect(await signInWithPassword({ email: "   ", password: "whatever", ip: "203.0.113.10" })).toEqual({ ok: false, reason: "invalid" });
   });
 });

@@ -3,6 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { createClient } from "@/clients/create-client";
 import { deleteOwnClient, rotateClientSecret } from "@/clients/manage-clients";
+import type { GrantType } from "@/clients/represent";
 import { ApiError } from "@/http/errors";
 import { requireUser } from "../require-user";
 
@@ -22,7 +23,7 @@ export async function registerClient(_previous: SecretState, form: FormData): Pr
     const client = await createClient({
       ownerId: user.id,
       name: String(form.get("name") ?? ""),
-      grantType: String(form.get("grant_type") ?? "") as "authorization_code",
+      grantType: String(form.get("grant_type") ?? "") as GrantType,
       redirectUris,
       isPublic: form.get("public") === "on",
     });

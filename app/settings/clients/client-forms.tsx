@@ -36,6 +36,8 @@ export function RegisterClientForm() {
           <option value="authorization_code">Authorization code (server-side web app)</option>
           <option value="implicit">Implicit (browser or mobile app)</option>
           <option value="password">Password (your own scripts)</option>
+          <option value="client_credentials">Client credentials (your own server, acting for you)</option>
+          <option value="device_code">Device (TVs, command-line tools: the code is typed in here)</option>
         </select>
       </div>
       <div className="space-y-1">
@@ -44,13 +46,13 @@ export function RegisterClientForm() {
         </label>
         <textarea id="redirect_uris" name="redirect_uris" rows={3} className="block w-full rounded-lg border border-slate-300 bg-white px-3 py-2 font-mono text-sm dark:border-slate-700 dark:bg-slate-950" aria-describedby="redirect_uris_hint" />
         <p id="redirect_uris_hint" className="text-xs text-slate-500">
-          One per line. https only, or http on localhost, 127.0.0.1 or [::1]. Not needed for password clients.
+          One per line. https only, or http on localhost, 127.0.0.1 or [::1]. Only for authorization code and implicit clients.
         </p>
       </div>
       <div className="flex items-center gap-2">
         <input id="public" name="public" type="checkbox" className="h-4 w-4" />
         <label htmlFor="public" className="text-sm">
-          Public client (a native app that cannot keep a secret; PKCE is then required)
+          Public client (a native app or device that cannot keep a secret; PKCE is then required for authorization code)
         </label>
       </div>
       <Button type="submit" disabled={pending}>

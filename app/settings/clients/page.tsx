@@ -7,7 +7,13 @@ import { RegisterClientForm, RotateSecretForm } from "./client-forms";
 
 export const metadata: Metadata = { title: "Your clients" };
 
-const GRANT_NAMES = { authorization_code: "Authorization code", implicit: "Implicit", password: "Password" } as const;
+const GRANT_NAMES = {
+  authorization_code: "Authorization code",
+  implicit: "Implicit",
+  password: "Password",
+  client_credentials: "Client credentials",
+  device_code: "Device",
+} as const;
 
 export default async function ClientsPage() {
   const user = await requireUser("/settings/clients");

@@ -1,12 +1,15 @@
 import type { Metadata } from "next";
 import { sharingOverview } from "@/sharing/overview";
+import { personLabel } from "@/users/email-visibility";
 import { Button, Card, Page } from "../../components/ui";
 import { requireUser } from "../require-user";
 import { endRequest, revokeAccess } from "./actions";
 
 export const metadata: Metadata = { title: "Sharing" };
 
-const who = (p: { name: string; email: string }) => `${p.name} (${p.email})`;
+// Who is who, under the e-mail visibility rule (CONTRACT.md 14): an e-mail only where the viewer may see it,
+// else the name and the user's id (names are chosen freely and need not be unique).
+const who = personLabel;
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
 export default async function SharingPage() {
@@ -27,11 +30,11 @@ export default async function SharingPage() {
                 {bundle.permissions.map((permission) => (
                   <li key={permission.id} className="flex flex-wrap items-center justify-between gap-2 py-2 text-sm">
                     <span>
-                      {who(permission.userAllowed)} <span className="text-slate-500">since {day(permission.createdAt)}</span>
+                      {who(permission.person)} <span className="text-slate-500">since {day(permission.createdAt)}</span>
                     </span>
                     <form action={revokeAccess}>
                       <input type="hidden" name="permission_id" value={permission.id} />
-                      <Button type="submit" variant="secondary" aria-label={`Revoke ${permission.userAllowed.name}'s access to ${bundle.name}`}>
+                      <Button type="submit" variant="secondary" aria-label={`Revoke ${permission.person.name}'s access to ${bundle.name}`}>
                         Revoke
                       </Button>
                     </form>
@@ -49,7 +52,7 @@ export default async function SharingPage() {
         {received.map((request) => (
           <Card key={request.id} className="flex flex-wrap items-center justify-between gap-3 text-sm">
             <p>
-              {who(request.requestedBy)} asks you to let {who(request.userAllowed)} read “{request.bundle.name}”. To accept, open the link in the e-mail you received
+              {who(request.requestedBy)} asks you to let {who(request.userAllowed)} read “{request.bundleName}”. To accept, open the link in the e-mail you received
               (until {day(request.expiresAt)}).
             </p>
             <form action={endRequest}>
@@ -66,7 +69,7 @@ export default async function SharingPage() {
         {sent.map((request) => (
           <Card key={request.id} className="flex flex-wrap items-center justify-between gap-3 text-sm">
             <p>
-              You asked {who(request.userTarget)} to let {who(request.userAllowed)} read “{request.bundle.name}” (until {day(request.expiresAt)}).
+              You asked {who(request.userTarget)} to let {who(request.userAllowed)} read “{request.bundleName}” (until {day(request.expiresAt)}).
             </p>
             <form action={endRequest}>
               <input type="hidden" name="request_id" value={request.id} />

@@ -6,11 +6,11 @@
 // per client and e-mail; after MAX_FAILURES in the window the grant answers 429 rate_limited, even for the
 // right password, until the window passes (CONTRACT.md 4).
 import type { Client } from "@/generated/sqlite/client";
-import { db } from "@/server/db";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
 import { assertNotLimited, recordFailure } from "@/oauth/rate-limit";
 import { parseScope, type Scope } from "@/oauth/scope";
+import { userByEmail } from "@/server/fast-sql";
 import { startGrant, type TokenRecord } from "@/oauth/tokens";
 import { verifyPassword } from "@/users/passwords";
 
@@ -28,7 +28,7 @@ export async function passwordGrant(client: Client, params: Record<string, unkno
 
   const limitKey = `password:${client.clientId}:${username}`;
   await assertNotLimited(limitKey);
-  const user = await (await db()).user.findUnique({ where: { email: username } });
+  const user = await userByEmail(username); // one statement (src/server/fast-sql.ts)
   const passwordOk = await verifyPassword(user?.passwordHash ?? null, password);
   if (!user || !passwordOk || user.id !== client.ownerId) {
     await recordFailure(limitKey);
@@ -36,5 +36,5 @@ export async function passwordGrant(client: Client, params: Record<string, unkno
   }
 
   // Respond
-  return startGrant({ clientId: client.id, userId: user.id, grantType: GRANT_TYPE, scopes, withRefreshToken: true });
+  return startGrant({ clientId: client.id, publicClientId: client.clientId, userId: user.id, grantType: GRANT_TYPE, scopes, withRefreshToken: true });
 }

@@ -6,62 +6,89 @@
 // winner, is invalid_grant and revokes every token of the grant; there is no grace period (CONTRACT.md 4).
 // `scope` may narrow the new access token; the new refresh token keeps the scopes of the one it replaces.
 import type { Client } from "@/generated/sqlite/client";
+import { auditRow } from "@/audit/record-event";
 import { now } from "@/clock";
 import { digest } from "@/server/crypto";
-import { db, write } from "@/server/db";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
 import { isSubset, parseScope, storedScopes } from "@/oauth/scope";
-import { issueTokens, revokeGrant, type TokenRecord } from "@/oauth/tokens";
+import { LostRotation, rotateAtOnce, rotateRefreshToken, type RefreshTokenRow, type RotationPlan } from "@/server/fast-sql";
+import { accessExpiry, mintTokens, newSecrets, refreshExpiry, revokeGrant, type TokenRecord } from "@/oauth/tokens";
 
 export const GRANT_TYPE = "refresh_token";
 
 /** Client grants whose tokens come with refresh tokens (CONTRACT.md 2). */
-const REFRESHABLE = new Set(["authorization_code", "password"]);
+const REFRESHABLE = new Set(["authorization_code", "password", "device_code"]);
 
-class LostClaim extends Error {}
+/** A used refresh token was presented again: the grant is revoked once the rotation has rolled back. */
+class Reused extends Error {
+  constructor(readonly grantId: number) {
+    super("refresh token reused");
+  }
+}
 
 export async function refreshTokenGrant(client: Client, params: Record<string, unknown>): Promise<TokenRecord> {
-  // Validate
+  // Validate the request
   if (!REFRESHABLE.has(client.grantType)) throw new OAuthError("unauthorized_client");
   const presented = requiredParam(params, "refresh_token");
   const requested = parseScope(stringParam(params, "scope"));
 
-  const row = await (await db()).refreshToken.findUnique({ where: { digest: digest(presented) } });
-  if (!row || row.clientId !== client.id) throw new OAuthError("invalid_grant", {}, "unknown refresh token");
-  if (row.revokedAt) throw new OAuthError("invalid_grant", {}, "revoked refresh token");
-  if (row.usedAt) {
-    await revokeGrant(row.grantId);
-    throw new OAuthError("invalid_grant", {}, "refresh token reused; grant revoked");
-  }
-  if (row.expiresAt <= now()) throw new OAuthError("invalid_grant", {}, "expired refresh token");
-  const granted = storedScopes(row.scopes);
-  if (requested && !isSubset(requested, granted)) throw new OAuthError("invalid_scope");
-
-  // Respond: claim, then issue, in one transaction.
-  try {
-    return await write(async (tx) => {
-      const at = now();
-      const claimed = await tx.refreshToken.updateMany({
-        where: { id: row.id, usedAt: null, revokedAt: null },
-        data: { usedAt: at },
-      });
-      if (claimed.count !== 1) throw new LostClaim();
-      // Locks the grant row against a concurrent revocation (see revokeGrantInTx).
-      const live = await tx.grant.updateMany({ where: { id: row.grantId, revokedAt: null }, data: { lastUsedAt: at } });
-      if (live.count !== 1) throw new LostClaim();
-      return issueTokens(tx, {
-        grantId: row.grantId,
-        clientId: row.clientId,
-        userId: row.userId,
-        scopes: requested ?? granted,
-        refreshScopes: granted,
-      });
+  // The common case where the database can do it in one statement (PostgreSQL): no narrowing asked for, so
+  // the rules below are the token's own state, and the claim checks them itself. When it claims nothing,
+  // the rotation below reads the token and says why.
+  if (!requested) {
+    const at = now();
+    const secrets = newSecrets(true);
+    const audit = auditRow({ type: "token.refreshed", clientId: client.clientId });
+    const claimed = await rotateAtOnce({
+      digest: digest(presented),
+      clientId: client.id,
+      at,
+      accessDigest: digest(secrets.access),
+      accessExpiresAt: accessExpiry(at),
+      refreshDigest: digest(secrets.refresh!),
+      refreshExpiresAt: refreshExpiry(at),
+      audit: { type: audit.type, clientId: audit.clientId, ip: audit.ip },
     });
-  } catch (error) {
-    if (!(error instanceof LostClaim)) throw error;
-    // Another request used this token first: that is a reuse, and the whole grant goes.
-    await revokeGrant(row.grantId);
-    throw new OAuthError("invalid_grant", {}, "refresh token reused concurrently; grant revoked");
+    if (claimed) {
+      const granted = storedScopes(claimed.scopes);
+      return mintTokens({ grantId: 0, clientId: client.id, userId: claimed.userId, scopes: granted, refreshScopes: granted }, at, secrets).record;
+    }
   }
+
+  // Validate the token and respond: one rotation (src/server/fast-sql.ts) reads the token, applies these
+  // rules, then claims it and issues the new tokens together; a refusal writes nothing.
+  let record: TokenRecord | null = null;
+  const decide = (row: RefreshTokenRow | null): RotationPlan => {
+    if (!row || row.clientId !== client.id) throw new OAuthError("invalid_grant", {}, "unknown refresh token");
+    if (row.revokedAt) throw new OAuthError("invalid_grant", {}, "revoked refresh token");
+    if (row.usedAt) throw new Reused(row.grantId);
+    const at = now();
+    if (row.expiresAt <= at) throw new OAuthError("invalid_grant", {}, "expired refresh token");
+    const granted = storedScopes(row.scopes);
+    if (requested && !isSubset(requested, granted)) throw new OAuthError("invalid_scope");
+    const minted = mintTokens({ grantId: row.grantId, clientId: row.clientId, userId: row.userId, scopes: requested ?? granted, refreshScopes: granted }, at);
+    record = minted.record;
+    return {
+      at,
+      access: minted.access,
+      refresh: minted.refresh!,
+      audit: auditRow({ type: "token.refreshed", userId: row.userId, clientId: client.clientId, detail: { scope: minted.record.scope } }),
+    };
+  };
+  try {
+    await rotateRefreshToken(digest(presented), decide);
+  } catch (error) {
+    // A used token, or a claim lost to another use racing this one: that is a reuse, and the whole grant goes.
+    if (error instanceof Reused) {
+      await revokeGrant(error.grantId);
+      throw new OAuthError("invalid_grant", {}, "refresh token reused; grant revoked");
+    }
+    if (error instanceof LostRotation) {
+      await revokeGrant(error.grantId);
+      throw new OAuthError("invalid_grant", {}, "refresh token reused concurrently; grant revoked");
+    }
+    throw error;
+  }
+  return record!;
 }

@@ -7,7 +7,7 @@ export const { GET, POST, PUT, DELETE, PATCH, OPTIONS } = route(
   {
     GET: async (request, context) => {
       const principal = await authenticate(request, "readonly");
-      return json(await getUser({ id: await param(context, "id"), viewerId: principal.userId }));
+      return json(await getUser({ id: await param(context, "id"), viewer: principal.user }));
     },
   },
   { cors: true },

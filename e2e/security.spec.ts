@@ -1,0 +1,138 @@
+// Issue 13's attacks in a real browser against the production build (CONTRACT.md 14): the open redirect
+// after sign-in (finding 1), sign-up's confirmation through the mailed link and its same answer for known
+// addresses (findings 5 and 7), and a signed-out visitor's invalid authorization request (finding 6).
+import { expect, test, type Page } from "@playwright/test";
+import { baseURL, callbackPort } from "./env";
+import { CALLBACK, cli, newUser, signIn, startCallbackServer } from "./helpers";
+
+let stopCallbackServer: () => Promise<void>;
+test.beforeAll(async () => {
+  stopCallbackServer = await startCallbackServer();
+});
+test.afterAll(() => stopCallbackServer());
+
+// The attacker's site: another origin that answers (the test's callback server), so that a redirect there
+// would visibly land.
+const ELSEWHERE = `localhost:${callbackPort}`;
+const TRICKS = [`/%09/${ELSEWHERE}/callback`, `/%5C${ELSEWHERE}/callback`, `/.//${ELSEWHERE}/callback`, `https:${ELSEWHERE}/callback`, `//${ELSEWHERE}/callback`];
+
+async function expectHome(page: Page) {
+  await expect(page).toHaveURL(`${baseURL}/`);
+  await expect(page.getByRole("heading", { name: "Bundle permissions" })).toBeVisible();
+}
+
+test.describe("finding 1: no open redirect after sign-in or sign-up", () => {
+  test("a signed-out user who signs in through a crafted callbackUrl stays on this site", async ({ page }) => {
+    const user = newUser();
+    await signIn(page, user.email, user.password, `/login?callbackUrl=${TRICKS[0]}`);
+    await expectHome(page);
+    await expect(page.getByText("Signed in as")).toBeVisible();
+  });
+
+  test("a signed-in user sent to /login or /signup with a crafted callbackUrl is not redirected off-site", async ({ page }) => {
+    const user = newUser();
+    await signIn(page, user.email, user.password);
+    await expect(page.getByText("Signed in as")).toBeVisible();
+    for (const trick of TRICKS) {
+      for (const path of ["/login", "/signup"]) {
+        await page.goto(`${path}?callbackUrl=${trick}`);
+        await expectHome(page);
+        await expect(page.getByText("callback reached")).toHaveCount(0);
+      }
+    }
+    // A return address on this site still works.
+    await page.goto(`/login?callbackUrl=${encodeURIComponent("/settings/sharing")}`);
+    await expect(page).toHaveURL(`${baseURL}/settings/sharing`);
+  });
+});
+
+test.describe("findings 5 and 7: sign-up confirms the address by mail, and answers the same for a known address", () => {
+  async function signUp(page: Page, email: string, name: string) {
+    await page.goto("/signup");
+    await page.getByLabel("Name").fill(name);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("a long password");
+    await page.getByRole("button", { name: "Create account" }).click();
+    const answer = page.getByRole("status");
+    await expect(answer).toContainText("Check your e-mail");
+    return (await answer.innerText()).replace(email, "<email>");
+  }
+
+  /** The newest message to `to` with `subject`, opened in the development mailbox; returns its text part. */
+  async function mailboxText(page: Page, to: string, subject: string): Promise<string> {
+    await page.goto("/dev/mailbox");
+    await page.getByRole("link", { name: new RegExp(`${subject}.*to ${to.replace(/[.+]/g, "\\$&")}`) }).first().click();
+    await expect(page.getByRole("heading", { name: subject })).toBeVisible();
+    return page.locator("pre").innerText();
+  }
+
+  test("a new address must be confirmed through the mailed link, by a POST; a known address gets the same answer and its owner a note", async ({ page, browser }) => {
+    const email = `signup-${Date.now()}@example.test`;
+    const newAnswer = await signUp(page, email, "Sam Signup");
+    const existing = newUser("Known Person");
+    const knownAnswer = await signUp(page, existing.email, "Mallory");
+    expect(knownAnswer).toBe(newAnswer);
+
+    // The new account can sign in, and is asked to confirm its address.
+    await signIn(page, email, "a long password");
+    await expect(page.getByText("Signed in as")).toBeVisible();
+    await expect(page.getByText("Confirm your e-mail address")).toBeVisible();
+
+    const text = await mailboxText(page, email, "Confirm your e-mail address");
+    const link = /http:\/\/\S+\/verify-email\?token=[\w-]+/.exec(text)?.[0];
+    expect(link, text).toBeTruthy();
+
+    // Opening the link (as a mail scanner would) confirms nothing.
+    const scanner = await browser.newContext();
+    await (await scanner.newPage()).goto(link!);
+    await scanner.close();
+    await page.goto("/");
+    await expect(page.getByText("Confirm your e-mail address")).toBeVisible();
+
+    await page.goto(link!);
+    await expect(page.getByText(`Confirm that ${email} is your address`)).toBeVisible();
+    await page.getByRole("button", { name: `Confirm ${email}` }).click();
+    await expect(page.getByText("Address confirmed")).toBeVisible();
+    await page.goto("/");
+    await expect(page.getByText("Signed in as")).toBeVisible();
+    await expect(page.getByText("Confirm your e-mail address")).toHaveCount(0);
+    await page.goto(link!);
+    await expect(page.getByText("This link was already used")).toBeVisible();
+
+    // The owner of the known address was told, and nothing about their account changed.
+    const note = await mailboxText(page, existing.email, "Someone tried to create an account with your e-mail address");
+    expect(note).toContain("Hello Known Person,");
+    expect(note).not.toMatch(/token=/);
+    const owner = await browser.newContext();
+    const ownerPage = await owner.newPage();
+    await signIn(ownerPage, existing.email, existing.password);
+    await expect(ownerPage.getByText("Signed in as")).toBeVisible();
+    await owner.close();
+  });
+
+  test("an unconfirmed user can ask for the link again from the home page", async ({ page }) => {
+    const email = `resend-${Date.now()}@example.test`;
+    await signUp(page, email, "Rae Resend");
+    await signIn(page, email, "a long password");
+    await page.getByRole("button", { name: "Send the link again" }).click();
+    await expect(page.getByText("We sent a new link.")).toBeVisible();
+    const mails = cli<{ subject: string }[]>("mail:list", "--to", email);
+    expect(mails.map((mail) => mail.subject)).toEqual(["Confirm your e-mail address", "Confirm your e-mail address"]);
+  });
+});
+
+test.describe("finding 6: a signed-out visitor's invalid authorization request", () => {
+  test("shows the error page instead of redirecting to the client", async ({ page }) => {
+    const owner = newUser("Client Owner");
+    const client = cli<{ client_id: string }>("client:create", "--owner", owner.email, "--name", "Bouncer", "--grant", "authorization_code", "--redirect-uri", CALLBACK);
+    const url = new URL("/api/connect/oauth2/auth/", baseURL);
+    url.search = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: CALLBACK, scope: "no-such-scope", state: "s1" }).toString();
+    const response = await page.goto(url.toString());
+    expect(response?.status()).toBe(400);
+    expect(new URL(page.url()).origin).toBe(baseURL);
+    await expect(page.getByRole("heading", { name: "Invalid sign-in request" })).toBeVisible();
+    await expect(page.getByText("invalid_scope")).toBeVisible();
+    await expect(page.getByText(client.client_id)).toBeVisible();
+    await expect(page.getByText("callback reached")).toHaveCount(0);
+  });
+});

@@ -1,0 +1,49 @@
+// The account mails (CONTRACT.md 14): the confirmation link after sign-up (emails/verify-email.tsx) and the
+// note to an existing account's owner when someone signs up with its address (emails/signup-attempt.tsx).
+// Rendered before the transaction that writes them; names through noLinks(); the confirmation also as a copy
+// without its link, for the outbox to keep once the provider accepted it.
+//
+// An address gets at most ACCOUNT_MAIL_LIMIT of these a day, whoever triggers them (sign-ups from many
+// addresses, "send the link again"), so that sign-up cannot be used to flood a mailbox.
+import { createElement } from "react";
+import SignupAttempt, { SIGNUP_ATTEMPT_SUBJECT } from "@emails/signup-attempt";
+import VerifyEmail, { VERIFY_EMAIL_SUBJECT } from "@emails/verify-email";
+import { nowMs } from "@/clock";
+import { env } from "@/env";
+import { noLinks } from "@/email/no-links";
+import type { OutgoingMail } from "@/email/outbox";
+import { formatExpiry, renderHtmlAndText } from "@/email/render";
+import type { Tx } from "@/server/db";
+
+export const ACCOUNT_MAIL_LIMIT = { max: 5, windowMs: 24 * 3600 * 1000 };
+export const VERIFY_EMAIL_TTL_MS = 24 * 3600 * 1000;
+const ACCOUNT_MAIL_KINDS = ["verify_email", "signup_attempt"];
+
+export function verifyEmailLink(token: string): string {
+  const url = new URL("/verify-email", env().appUrl);
+  url.searchParams.set("token", token);
+  return url.href;
+}
+
+export async function renderVerifyEmail(user: { name: string; email: string }, token: string, expiresAt: Date): Promise<OutgoingMail> {
+  const props = { name: noLinks(user.name), email: user.email, link: verifyEmailLink(token), expiresAt: formatExpiry(expiresAt) };
+  const [live, kept] = await Promise.all([
+    renderHtmlAndText(createElement(VerifyEmail, props)),
+    renderHtmlAndText(createElement(VerifyEmail, { ...props, link: null })),
+  ]);
+  return { to: user.email, kind: "verify_email", subject: VERIFY_EMAIL_SUBJECT, ...live, redactedHtml: kept.html, redactedText: kept.text };
+}
+
+export async function renderSignupAttempt(user: { name: string; email: string }): Promise<OutgoingMail> {
+  const props = { name: noLinks(user.name), email: user.email, signInUrl: new URL("/login", env().appUrl).href };
+  const rendered = await renderHtmlAndText(createElement(SignupAttempt, props));
+  return { to: user.email, kind: "signup_attempt", subject: SIGNUP_ATTEMPT_SUBJECT, ...rendered };
+}
+
+/** Whether `email` may get one more account mail now (inside the transaction that would write it). */
+export async function accountMailAllowed(tx: Tx, email: string): Promise<boolean> {
+  const sent = await tx.mailMessage.count({
+    where: { to: email, kind: { in: ACCOUNT_MAIL_KINDS }, createdAt: { gt: new Date(nowMs() - ACCOUNT_MAIL_LIMIT.windowMs) } },
+  });
+  return sent < ACCOUNT_MAIL_LIMIT.max;
+}

@@ -1,0 +1,75 @@
+// The /device form's post, POST /device/verify (RFC 8628 3.3, CONTRACT.md 10): a signed-in person typed the
+// user code shown on their device. A pending, unexpired code leads to the consent page of CONTRACT.md 3 with
+// the approval sealed like an authorization request (bound to the person, ten minutes); anything else is a
+// wrong code, and wrong codes are limited per person (10 in 15 minutes, then a 429 page), which keeps the
+// 34-bit user codes out of reach of guessing (RFC 8628 5.1). The form is protected like the consent form:
+// our own Origin and a CSRF token bound to the person.
+import { now } from "@/clock";
+import { env } from "@/env";
+import { recordEvent } from "@/audit/record-event";
+import { sessionUserFromRequest } from "@/auth/session";
+import { readBody } from "@/http/body";
+import { clientAddress } from "@/http/client-address";
+import { ApiError } from "@/http/errors";
+import { htmlErrorPage, redirect } from "@/http/html";
+import { db } from "@/server/db";
+import { consentCsrfToken, csrfTokenMatches, sealRequest } from "@/oauth/authorization-request";
+import { assertNotLimited, recordFailure } from "@/oauth/rate-limit";
+import { storedScopes } from "@/oauth/scope";
+import { formatUserCode, normalizeUserCode } from "@/device/user-code";
+
+/** What the CSRF token of the /device form is bound to, besides the person. */
+const FORM = "device-verification";
+
+export const deviceFormCsrfToken = (userId: number) => consentCsrfToken(userId, FORM);
+
+const devicePage = (userCode: string) => (userCode ? `/device?user_code=${encodeURIComponent(userCode)}` : "/device");
+
+export async function handleDeviceVerification(request: Request): Promise<Response> {
+  if (request.headers.get("origin") !== new URL(env().appUrl).origin) {
+    return htmlErrorPage(403, "Request refused", "This form can only be sent from this site's own device page.");
+  }
+  const form = await readBody(request, { form: true, invalidMessage: "invalid_request" }).catch(() => ({}) as Record<string, unknown>);
+  const typed = typeof form.user_code === "string" ? form.user_code.trim().slice(0, 32) : "";
+  const user = await sessionUserFromRequest(request);
+  if (!user) return redirect(`/login?callbackUrl=${encodeURIComponent(devicePage(typed))}`, 303);
+  if (!csrfTokenMatches(user.id, FORM, typeof form.csrf === "string" ? form.csrf : "")) {
+    return htmlErrorPage(403, "Request refused", "The form was not valid for your session. Open the device page again.");
+  }
+  // A session from before sign-ins recorded their time: sign in again, so that an id_token can say when.
+  if (user.authTime === null) {
+    return redirect(`/login?callbackUrl=${encodeURIComponent(devicePage(typed))}&prompt=login`, 303);
+  }
+
+  const limitKey = `device:${user.id}`;
+  try {
+    await assertNotLimited(limitKey);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 429)) throw error;
+    await recordEvent({ type: "rate_limited", userId: user.id, ip: clientAddress(request), detail: { limit: "device user code" } });
+    const page = htmlErrorPage(429, "Too many wrong codes", "You typed too many wrong codes. Wait a few minutes, then type the code from your device again.");
+    page.headers.set("Retry-After", error.headers["Retry-After"] ?? "900");
+    return page;
+  }
+
+  const code = normalizeUserCode(typed);
+  const row = code ? await (await db()).deviceAuthorization.findUnique({ where: { userCode: code }, include: { client: true } }) : null;
+  if (!code || !row || row.status !== "pending" || row.expiresAt <= now()) {
+    await recordFailure(limitKey);
+    return redirect(`${devicePage(typed)}${typed ? "&" : "?"}error=invalid`, 303);
+  }
+  const sealed = sealRequest({
+    clientId: row.client.clientId,
+    userId: user.id,
+    responseType: "device_code",
+    redirectUri: "",
+    scopes: storedScopes(row.scopes),
+    state: "",
+    codeChallenge: null,
+    nonce: null,
+    authTime: user.authTime,
+    deviceAuthorizationId: row.id,
+    userCode: formatUserCode(code),
+  });
+  return redirect(`/consent?request=${encodeURIComponent(sealed)}`, 303);
+}

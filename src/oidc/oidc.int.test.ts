@@ -1,0 +1,449 @@
+// OpenID Connect on the authorization code flow (CONTRACT.md 9), against the real route handlers and database:
+// discovery, the JWKS, id_tokens verified with jose against the published JWKS (at_hash recomputed here,
+// nonce echoed, auth_time from the session), refreshes, UserInfo, prompt/max_age, signing keys (encrypted at
+// rest, made once when instances race, rotated with the old key still verifying for a day, then gone).
+//
+// Every test that verifies a signature against the JWKS, or that deletes keys, lives in this one file, so
+// that no other test file running at the same time can remove a key that a test here is about to verify.
+import { createHash } from "node:crypto";
+import { compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
+import { afterEach, describe, expect, it } from "vitest";
+import { advanceClock, nowMs, resetClock } from "@/clock";
+import { consentCsrfToken } from "@/oauth/authorization-request";
+import { s256 } from "@/oauth/pkce";
+import { db, write } from "@/server/db";
+import { call } from "@/testing/app";
+import { runCli } from "@/testing/cli";
+import { makeClient, makeUser } from "@/testing/factories";
+import { sessionCookie } from "@/testing/session";
+import { ensureSigningKey, forgetLoadedSigningKey, rotateSigningKey } from "@/oidc/keys";
+
+const AUTH = "/api/connect/oauth2/auth/";
+const TOKEN = "/api/connect/oauth2/token/";
+const USERINFO = "/api/connect/oauth2/userinfo/";
+const REDIRECT = "https://client.example.test/callback";
+const ISS = "http://localhost:3000";
+const VERIFIER = "oidc-verifier-".padEnd(64, "v");
+const seconds = () => Math.floor(nowMs() / 1000);
+
+afterEach(() => resetClock());
+
+async function setup(options: { grantType?: "authorization_code" | "implicit" | "password" | "device_code"; isPublic?: boolean; verified?: boolean; authTime?: number | null } = {}) {
+  const owner = await makeUser({ name: "Relying Party Owner" });
+  const user = await makeUser({ name: "Olivia Openid" });
+  await write((tx) => tx.user.update({ where: { id: user.id }, data: { emailVerifiedAt: (options.verified ?? true) ? new Date(nowMs()) : null } }));
+  const client = await makeClient({ ownerId: owner.id, grantType: options.grantType ?? "authorization_code", isPublic: options.isPublic ?? false });
+  const authTime = options.authTime === undefined ? seconds() - 120 : options.authTime;
+  return { owner, user, client, authTime, cookie: await sessionCookie(user, 0, authTime) };
+}
+type Setup = Awaited<ReturnType<typeof setup>>;
+
+function authorizeUrl(s: Setup, params: Record<string, string | null> = {}) {
+  const query = new URLSearchParams();
+  const all: Record<string, string | null> = {
+    response_type: s.client.grant_type === "implicit" ? "token" : "code",
+    client_id: s.client.client_id,
+    redirect_uri: REDIRECT,
+    scope: "openid",
+    state: "st-oidc",
+    ...params,
+  };
+  for (const [key, value] of Object.entries(all)) if (value !== null) query.set(key, value);
+  return `${AUTH}?${query}`;
+}
+
+const authorize = (s: Setup, params: Record<string, string | null> = {}, cookie: string | null = s.cookie) =>
+  call("GET", authorizeUrl(s, params), { headers: cookie ? { cookie } : {} });
+
+async function decide(s: Setup, location: string, decision = "approve") {
+  const sealed = new URL(location, ISS).searchParams.get("request")!;
+  const form = new URLSearchParams({ request: sealed, csrf: consentCsrfToken(s.user.id, sealed), decision });
+  return call("POST", "/consent/decide", { headers: { "content-type": "application/x-www-form-urlencoded", origin: ISS, cookie: s.cookie }, raw: form.toString() });
+}
+
+async function codeFor(s: Setup, params: Record<string, string | null> = {}) {
+  const first = await authorize(s, params);
+  const location = first.headers.get("location")!;
+  const final = location.startsWith("/consent") ? await decide(s, location) : first;
+  const code = new URL(final.headers.get("location")!).searchParams.get("code");
+  if (!code) throw new Error(`no code: ${final.headers.get("location")}`);
+  return code;
+}
+
+const exchange = (s: Setup, code: string) =>
+  call("POST", TOKEN, {
+    body: { grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: s.client.client_id, ...(s.client.client_secret ? { client_secret: s.client.client_secret } : {}) },
+  });
+
+const refresh = (s: Setup, refreshToken: string, scope?: string) =>
+  call("POST", TOKEN, { body: { grant_type: "refresh_token", refresh_token: refreshToken, client_id: s.client.client_id, client_secret: s.client.client_secret, ...(scope ? { scope } : {}) } });
+
+async function tokensFor(s: Setup, params: Record<string, string | null> = {}) {
+  const res = await exchange(s, await codeFor(s, params));
+  expect(res.status).toBe(200);
+  return res.json as { access_token: string; refresh_token: string; id_token?: string; scope: string };
+}
+
+async function jwks(): Promise<JSONWebKeySet> {
+  const res = await call("GET", "/api/connect/oauth2/jwks/");
+  expect(res.status).toBe(200);
+  return res.json as unknown as JSONWebKeySet;
+}
+
+/** Verifies an id_token with jose against the JWKS the server publishes right now. */
+async function verifyIdToken(idToken: string, audience: string): Promise<JWTPayload> {
+  const { payload } = await jwtVerify(idToken, createLocalJWKSet(await jwks()), { issuer: ISS, audience, algorithms: ["RS256"], currentDate: new Date(nowMs()) });
+  return payload;
+}
+
+/** OpenID Connect Core 3.1.3.6, computed here independently of the server's code. */
+const atHash = (accessToken: string) => Buffer.from(createHash("sha256").update(accessToken).digest().subarray(0, 16)).toString("base64url");
+
+describe("discovery and the JWKS", () => {
+  it("publishes /.well-known/openid-configuration: the RFC 8414 document plus the OpenID fields", async () => {
+    const oidc = await call("GET", "/.well-known/openid-configuration");
+    const oauth = await call("GET", "/.well-known/oauth-authorization-server");
+    expect(oidc.status).toBe(200);
+    expect(oidc.headers.get("access-control-allow-origin")).toBe("*");
+    for (const [field, value] of Object.entries(oauth.json)) expect(oidc.json[field], field).toEqual(value);
+    expect(oidc.json).toMatchObject({
+      issuer: ISS,
+      authorization_endpoint: `${ISS}/api/connect/oauth2/auth/`,
+      token_endpoint: `${ISS}/api/connect/oauth2/token/`,
+      jwks_uri: `${ISS}/api/connect/oauth2/jwks/`,
+      userinfo_endpoint: `${ISS}/api/connect/oauth2/userinfo/`,
+      device_authorization_endpoint: `${ISS}/api/connect/oauth2/device/`,
+      id_token_signing_alg_values_supported: ["RS256"],
+      subject_types_supported: ["public"],
+      prompt_values_supported: ["none", "login", "consent"],
+      scopes_supported: ["readonly", "readwrite", "openid", "profile", "email"],
+      response_types_supported: ["code", "token"],
+    });
+    expect(oidc.json.grant_types_supported).toEqual(expect.arrayContaining(["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"]));
+    expect(oidc.json.claims_supported).toEqual(expect.arrayContaining(["sub", "auth_time", "nonce", "at_hash", "name", "email", "email_verified"]));
+    expect(oauth.json.userinfo_endpoint).toBeUndefined();
+  });
+
+  it("publishes RSA public keys only, each with its kid, alg RS256 and use sig", async () => {
+    await ensureSigningKey();
+    const set = await jwks();
+    expect(set.keys.length).toBeGreaterThanOrEqual(1);
+    for (const key of set.keys) {
+      expect(key).toMatchObject({ kty: "RSA", alg: "RS256", use: "sig", kid: expect.any(String), n: expect.any(String), e: "AQAB" });
+      for (const privatePart of ["d", "p", "q", "dp", "dq", "qi"]) expect(key).not.toHaveProperty(privatePart);
+    }
+  });
+});
+
+describe("the id_token of the code flow", () => {
+  it("is RS256 with a published kid, with iss, sub, aud, exp, iat, auth_time, nonce, at_hash and the claims of profile and email", async () => {
+    const s = await setup();
+    const tokens = await tokensFor(s, { scope: "openid profile email readonly", nonce: "n-0S6_WzA2Mj" });
+    expect(tokens.scope).toBe("readonly openid profile email");
+    const header = decodeProtectedHeader(tokens.id_token!);
+    expect(header.alg).toBe("RS256");
+    expect((await jwks()).keys.map((key) => key.kid)).toContain(header.kid);
+    const claims = await verifyIdToken(tokens.id_token!, s.client.client_id);
+    expect(claims).toEqual({
+      iss: ISS,
+      sub: String(s.user.id),
+      aud: s.client.client_id,
+      iat: expect.any(Number),
+      exp: expect.any(Number),
+      auth_time: s.authTime,
+      nonce: "n-0S6_WzA2Mj",
+      at_hash: atHash(tokens.access_token),
+      name: "Olivia Openid",
+      email: s.user.email,
+      email_verified: true,
+    });
+    expect(claims.exp! - claims.iat!).toBe(3600);
+    expect(Math.abs(claims.iat! - seconds())).toBeLessThanOrEqual(5);
+  });
+
+  it("carries only sub for openid alone, no nonce when none was sent, and email_verified false for an unconfirmed address", async () => {
+    const s = await setup({ verified: false });
+    const plain = await verifyIdToken((await tokensFor(s, { scope: "openid" })).id_token!, s.client.client_id);
+    expect(Object.keys(plain).sort()).toEqual(["at_hash", "aud", "auth_time", "exp", "iat", "iss", "sub"]);
+    const withEmail = await verifyIdToken((await tokensFor(s, { scope: "openid email" })).id_token!, s.client.client_id);
+    expect(withEmail).toMatchObject({ email: s.user.email, email_verified: false });
+    expect(withEmail.name).toBeUndefined();
+  });
+
+  it("is not issued without openid, nor to password or implicit grants that hold openid", async () => {
+    const s = await setup();
+    const oauthOnly = await tokensFor(s, { scope: "readonly profile" });
+    expect(oauthOnly.id_token).toBeUndefined();
+
+    const p = await setup({ grantType: "password" });
+    const password = await call("POST", TOKEN, {
+      body: { grant_type: "password", client_id: p.client.client_id, client_secret: p.client.client_secret, username: p.owner.email, password: p.owner.password, scope: "openid readonly" },
+    });
+    expect(password.status).toBe(200);
+    expect(password.json.scope).toBe("readonly openid");
+    expect(password.json.id_token).toBeUndefined();
+    const passwordRefresh = await refresh(p, String(password.json.refresh_token));
+    expect(passwordRefresh.status).toBe(200);
+    expect(passwordRefresh.json.id_token).toBeUndefined();
+
+    const i = await setup({ grantType: "implicit" });
+    const first = await authorize(i, { scope: "openid" });
+    const fragment = new URLSearchParams(new URL((await decide(i, first.headers.get("location")!)).headers.get("location")!).hash.slice(1));
+    expect(fragment.get("access_token")).toBeTruthy();
+    expect(fragment.get("id_token")).toBeNull();
+  });
+
+  it("comes again on refresh: new iat and at_hash, the same auth_time and nonce; not when the refresh narrows openid away", async () => {
+    const s = await setup();
+    const first = await tokensFor(s, { scope: "openid profile", nonce: "refresh-nonce" });
+    const original = await verifyIdToken(first.id_token!, s.client.client_id);
+    advanceClock(90_000);
+    const refreshed = await refresh(s, first.refresh_token);
+    expect(refreshed.status).toBe(200);
+    const again = await verifyIdToken(String(refreshed.json.id_token), s.client.client_id);
+    expect(again).toMatchObject({ sub: original.sub, aud: original.aud, auth_time: original.auth_time, nonce: "refresh-nonce", name: "Olivia Openid" });
+    expect(again.at_hash).toBe(atHash(String(refreshed.json.access_token)));
+    expect(again.at_hash).not.toBe(original.at_hash);
+    expect(again.iat! - original.iat!).toBeGreaterThanOrEqual(90);
+
+    const narrowed = await refresh(s, String(refreshed.json.refresh_token), "profile");
+    expect(narrowed.status).toBe(200);
+    expect(narrowed.json.scope).toBe("profile");
+    expect(narrowed.json.id_token).toBeUndefined();
+  });
+
+  it("answers an unknown scope with invalid_scope on the redirect", async () => {
+    const s = await setup();
+    const res = await authorize(s, { scope: "openid address" });
+    expect(new URL(res.headers.get("location")!).searchParams.get("error")).toBe("invalid_scope");
+  });
+});
+
+describe("UserInfo", () => {
+  it("answers GET and POST with the claims of the token's scopes", async () => {
+    const s = await setup();
+    const tokens = await tokensFor(s, { scope: "openid email" });
+    for (const method of ["GET", "POST"]) {
+      const res = await call(method, USERINFO, { token: tokens.access_token });
+      expect(res.status, method).toBe(200);
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      expect(res.json).toEqual({ sub: String(s.user.id), email: s.user.email, email_verified: true });
+    }
+    const profile = await tokensFor(s, { scope: "openid profile" });
+    expect((await call("GET", USERINFO, { token: profile.access_token })).json).toEqual({ sub: String(s.user.id), name: "Olivia Openid" });
+  });
+
+  it("is 403 insufficient_scope for a token without openid, 401 without a token or with a bad one", async () => {
+    const s = await setup();
+    const tokens = await tokensFor(s, { scope: "readonly profile" });
+    const noOpenid = await call("GET", USERINFO, { token: tokens.access_token });
+    expect(noOpenid.status).toBe(403);
+    expect(noOpenid.json).toEqual({ error: "insufficient_scope" });
+    expect(noOpenid.headers.get("www-authenticate")).toBe('Bearer realm="api", error="insufficient_scope", scope="openid"');
+
+    const none = await call("GET", USERINFO);
+    expect(none.status).toBe(401);
+    expect(none.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+    const bad = await call("GET", USERINFO, { token: "not-a-token" });
+    expect(bad.status).toBe(401);
+    expect(bad.json).toEqual({ error: "invalid_token" });
+    expect(bad.headers.get("www-authenticate")).toBe('Bearer realm="api", error="invalid_token"');
+    // A token in the body never authenticates (CONTRACT.md 1).
+    const inBody = await call("POST", USERINFO, { headers: { "content-type": "application/x-www-form-urlencoded" }, raw: `access_token=${tokens.access_token}` });
+    expect(inBody.status).toBe(401);
+  });
+
+  it("stops answering once the token is revoked", async () => {
+    const s = await setup();
+    const tokens = await tokensFor(s, { scope: "openid" });
+    expect((await call("DELETE", `/api/oauth2token/${tokens.access_token}/`)).status).toBe(204);
+    const res = await call("GET", USERINFO, { token: tokens.access_token });
+    expect(res.status).toBe(401);
+    expect(res.json).toEqual({ error: "invalid_token" });
+  });
+});
+
+describe("prompt and max_age", () => {
+  const locationOf = (res: { headers: Headers }) => new URL(res.headers.get("location")!, ISS);
+
+  it("prompt=none signed out redirects with login_required, state and iss: never a page", async () => {
+    const s = await setup();
+    const res = await authorize(s, { prompt: "none" }, null);
+    expect(res.status).toBe(302);
+    const url = locationOf(res);
+    expect(url.origin + url.pathname).toBe(REDIRECT);
+    expect(Object.fromEntries(url.searchParams)).toEqual({ error: "login_required", state: "st-oidc", iss: ISS });
+  });
+
+  it("prompt=none signed in: consent_required while consent would be asked, then the code at once", async () => {
+    const s = await setup();
+    const asked = locationOf(await authorize(s, { prompt: "none" }));
+    expect(asked.searchParams.get("error")).toBe("consent_required");
+    expect(asked.searchParams.get("state")).toBe("st-oidc");
+    await codeFor(s); // approves once; consent is remembered for this confidential client
+    const silent = await authorize(s, { prompt: "none", nonce: "silent" });
+    const url = locationOf(silent);
+    expect(url.origin + url.pathname).toBe(REDIRECT);
+    expect(url.searchParams.get("code")).toMatch(/^[\w-]{43}$/);
+    const tokens = await exchange(s, url.searchParams.get("code")!);
+    expect((await verifyIdToken(String(tokens.json.id_token), s.client.client_id)).nonce).toBe("silent");
+  });
+
+  it("prompt=none with a max_age the session exceeds is login_required; a public client always needs consent", async () => {
+    const s = await setup({ authTime: seconds() - 7200 });
+    await codeFor(s, { scope: "openid" });
+    expect(locationOf(await authorize(s, { prompt: "none", max_age: "3600" })).searchParams.get("error")).toBe("login_required");
+    const p = await setup({ isPublic: true });
+    const challenge = { code_challenge: s256(VERIFIER), code_challenge_method: "S256" };
+    await codeFor(p, challenge);
+    expect(locationOf(await authorize(p, { prompt: "none", ...challenge })).searchParams.get("error")).toBe("consent_required");
+  });
+
+  it("prompt=login asks for the password again, then continues the same request once, without looping", async () => {
+    const s = await setup();
+    await codeFor(s);
+    const res = await authorize(s, { prompt: "login", nonce: "n1" });
+    const login = locationOf(res);
+    expect(login.pathname).toBe("/login");
+    expect(login.searchParams.get("prompt")).toBe("login");
+    const back = new URL(login.searchParams.get("callbackUrl")!, ISS);
+    expect(back.pathname).toBe(AUTH);
+    expect(back.searchParams.get("prompt")).toBeNull();
+    expect(back.searchParams.get("nonce")).toBe("n1");
+    expect(back.searchParams.get("state")).toBe("st-oidc");
+    const authAfter = Number(back.searchParams.get("auth_after"));
+    expect(Math.abs(authAfter - seconds())).toBeLessThanOrEqual(5);
+
+    // The old session coming back without signing in is sent to sign in again.
+    const stale = await call("GET", back.pathname + back.search, { headers: { cookie: s.cookie } });
+    expect(locationOf(stale).pathname).toBe("/login");
+    // After a fresh sign-in the request goes on: consent is remembered, so straight to the code.
+    advanceClock(2_000);
+    const freshAuthTime = seconds();
+    const fresh = await call("GET", back.pathname + back.search, { headers: { cookie: await sessionCookie(s.user, 0, freshAuthTime) } });
+    const code = locationOf(fresh).searchParams.get("code")!;
+    expect(code).toBeTruthy();
+    const claims = await verifyIdToken(String((await exchange(s, code)).json.id_token), s.client.client_id);
+    expect(claims.auth_time).toBe(freshAuthTime);
+    expect(claims.nonce).toBe("n1");
+  });
+
+  it("max_age: a session that signed in longer ago must sign in again; a recent one goes straight on", async () => {
+    const s = await setup({ authTime: seconds() - 600 });
+    await codeFor(s);
+    const exceeded = locationOf(await authorize(s, { max_age: "300" }));
+    expect(exceeded.pathname).toBe("/login");
+    const back = new URL(exceeded.searchParams.get("callbackUrl")!, ISS);
+    expect(back.searchParams.get("max_age")).toBeNull();
+    expect(back.searchParams.get("auth_after")).toMatch(/^\d+$/);
+    expect(locationOf(await authorize(s, { max_age: "900" })).searchParams.get("code")).toBeTruthy();
+    // max_age=0 is a fresh sign-in, like prompt=login.
+    expect(locationOf(await authorize(s, { max_age: "0" })).pathname).toBe("/login");
+  });
+
+  it("prompt=consent shows the consent page even when consent is remembered", async () => {
+    const s = await setup();
+    await codeFor(s);
+    expect(locationOf(await authorize(s)).searchParams.get("code")).toBeTruthy();
+    expect(locationOf(await authorize(s, { prompt: "consent" })).pathname).toBe("/consent");
+  });
+
+  it("a session from before sign-ins recorded their time signs in again for openid, but not for plain OAuth", async () => {
+    const s = await setup({ authTime: null });
+    expect(locationOf(await authorize(s, { scope: "openid" })).pathname).toBe("/login");
+    expect(locationOf(await authorize(s, { scope: "readonly" })).pathname).toBe("/consent");
+  });
+
+  it.each([
+    ["an unknown prompt", { prompt: "select_account" }, ""],
+    ["prompt=none with another value", { prompt: "none login" }, ""],
+    ["a malformed max_age", { max_age: "-1" }, ""],
+    ["a repeated nonce", { nonce: "a" }, "&nonce=b"],
+    ["an auth_after in the future, which no sign-in could meet", { auth_after: String(seconds() + 3600) }, ""],
+  ])("refuses %s with invalid_request on the redirect", async (_name, params, extra) => {
+    const s = await setup();
+    const url = authorizeUrl(s, params) + extra;
+    const res = await call("GET", url, { headers: { cookie: s.cookie } });
+    expect(res.status).toBe(302);
+    expect(Object.fromEntries(locationOf(res).searchParams)).toEqual({ error: "invalid_request", state: "st-oidc", iss: ISS });
+  });
+});
+
+describe("signing keys", () => {
+  it("stores the private key only as a JWE (dir, A256GCM) naming its kid, never as a plain JWK", async () => {
+    await ensureSigningKey();
+    const rows = await (await db()).signingKey.findMany({ where: { privateJwe: { not: null } } });
+    expect(rows.length).toBeGreaterThanOrEqual(1);
+    for (const row of rows) {
+      const header = decodeProtectedHeader(row.privateJwe!);
+      expect(header).toEqual({ alg: "dir", enc: "A256GCM", kid: row.kid, cty: "jwk+json" });
+      expect(row.privateJwe!.split(".")).toHaveLength(5);
+      expect(row.privateJwe).not.toMatch(/"d"\s*:/);
+      expect(JSON.parse(row.publicJwk)).not.toHaveProperty("d");
+    }
+  });
+
+  it("rotation: new tokens carry the new kid, tokens signed before still verify for a day, then the old key is gone", async () => {
+    const s = await setup();
+    const before = await tokensFor(s, { scope: "openid" });
+    const oldKid = decodeProtectedHeader(before.id_token!).kid!;
+
+    const rotated = await rotateSigningKey();
+    expect(Object.keys(rotated)).toEqual(["kid", "created_at"]);
+    expect(rotated.kid).not.toBe(oldKid);
+    const oldRow = await (await db()).signingKey.findUniqueOrThrow({ where: { kid: oldKid } });
+    expect(oldRow.privateJwe).toBeNull();
+    expect(oldRow.retiredAt).not.toBeNull();
+
+    const after = await tokensFor(s, { scope: "openid" });
+    expect(decodeProtectedHeader(after.id_token!).kid).toBe(rotated.kid);
+    expect((await jwks()).keys.map((key) => key.kid)).toEqual(expect.arrayContaining([rotated.kid, oldKid]));
+    // The token signed with the retired key still verifies against the published set.
+    expect((await verifyIdToken(before.id_token!, s.client.client_id)).sub).toBe(String(s.user.id));
+
+    advanceClock(24 * 3600 * 1000 + 60_000);
+    const later = (await jwks()).keys.map((key) => key.kid);
+    expect(later).toContain(rotated.kid);
+    expect(later).not.toContain(oldKid);
+    const set = createLocalJWKSet(await jwks());
+    await expect(compactVerify(before.id_token!, set)).rejects.toThrow();
+  });
+
+  it("records signing_key.rotated in the audit log", async () => {
+    const { kid } = await rotateSigningKey();
+    const events = await (await db()).auditEvent.findMany({ where: { type: "signing_key.rotated" } });
+    expect(events.map((event) => JSON.parse(event.detail!).kid)).toContain(kid);
+  });
+
+  it("two rotations at once both succeed, one after the other, and only the newest key can sign", async () => {
+    const results = await Promise.all([rotateSigningKey(), rotateSigningKey(), rotateSigningKey()]);
+    expect(new Set(results.map((result) => result.kid)).size).toBe(3);
+    const signing = await (await db()).signingKey.findMany({ where: { privateJwe: { not: null } } });
+    expect(signing).toHaveLength(1);
+    expect(results.map((result) => result.kid)).toContain(signing[0]!.kid);
+  });
+
+  it("instances racing to make the first key end up with one key", async () => {
+    await write((tx) => tx.signingKey.deleteMany());
+    forgetLoadedSigningKey();
+    await Promise.all(Array.from({ length: 4 }, () => ensureSigningKey()));
+    const rows = await (await db()).signingKey.findMany();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ generation: 1, retiredAt: null });
+    // And it signs: the next id_token verifies against a JWKS holding just that key.
+    const s = await setup();
+    const tokens = await tokensFor(s, { scope: "openid" });
+    expect(decodeProtectedHeader(tokens.id_token!).kid).toBe(rows[0]!.kid);
+    expect((await verifyIdToken(tokens.id_token!, s.client.client_id)).sub).toBe(String(s.user.id));
+  });
+
+  it("npm run cli -- keys:rotate --json prints {kid, created_at}, and the JWKS publishes that kid", async () => {
+    const run = await runCli("keys:rotate", "--json");
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout) as { kid: string; created_at: string };
+    expect(Object.keys(out)).toEqual(["kid", "created_at"]);
+    expect(out.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect((await jwks()).keys[0]!.kid).toBe(out.kid);
+  });
+});

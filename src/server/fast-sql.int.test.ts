@@ -1,0 +1,339 @@
+// The hot token statements (src/server/fast-sql.ts) on the suite's database (SQLite, and PostgreSQL in CI):
+// what each reads, that they agree with what Prisma stored, and that the rotation keeps single use when it
+// meets Prisma's own transactions and concurrent revocations.
+import { afterEach, describe, expect, it } from "vitest";
+import { advanceClock, now, resetClock } from "@/clock";
+import { OAuthError } from "@/oauth/errors";
+import { bearerToken, clientByClientId, LostRotation, recentFailures, rotateAtOnce, rotateRefreshToken, tokenByValue, userByEmail, type RotationPlan } from "@/server/fast-sql";
+import { mintTokens, startGrant } from "@/oauth/tokens";
+import { digest } from "@/server/crypto";
+import { env } from "@/env";
+import { db, write } from "@/server/db";
+import { call } from "@/testing/app";
+import { makeClient, makeUser } from "@/testing/factories";
+
+afterEach(() => resetClock());
+
+async function grantWithTokens(options: { firstParty?: boolean; scopes?: ("readonly" | "readwrite")[] } = {}) {
+  const user = await makeUser({ name: "Store User" });
+  const client = await makeClient({ ownerId: user.id, firstParty: options.firstParty ?? false });
+  const clientRow = await (await db()).client.findUniqueOrThrow({ where: { clientId: client.client_id } });
+  const record = await startGrant({ clientId: clientRow.id, publicClientId: clientRow.clientId, userId: user.id, grantType: "password", scopes: options.scopes ?? ["readonly", "readwrite"], withRefreshToken: true });
+  const row = await (await db()).accessToken.findUniqueOrThrow({ where: { digest: digest(record.access_token) } });
+  return { user, client, clientRow, record, grantId: row.grantId };
+}
+
+describe("bearerToken", () => {
+  it("reads the token with its user and its client's first-party flag", async () => {
+    const third = await grantWithTokens();
+    expect(await bearerToken(digest(third.record.access_token), now())).toEqual({
+      userId: third.user.id,
+      clientId: third.clientRow.id,
+      scopes: "readonly readwrite",
+      userName: "Store User",
+      userEmail: third.user.email,
+      firstParty: false,
+    });
+    const first = await grantWithTokens({ firstParty: true, scopes: ["readonly"] });
+    expect(await bearerToken(digest(first.record.access_token), now())).toMatchObject({ userId: first.user.id, scopes: "readonly", firstParty: true });
+  });
+
+  it("refuses an unknown token, an expired one, a revoked one, and one whose grant alone was revoked", async () => {
+    expect(await bearerToken(digest("no-such-token"), now())).toBeNull();
+
+    const expiring = await grantWithTokens();
+    const live = await bearerToken(digest(expiring.record.access_token), now());
+    expect(live?.userId).toBe(expiring.user.id);
+    advanceClock(3600 * 1000);
+    expect(await bearerToken(digest(expiring.record.access_token), now())).toBeNull();
+    resetClock();
+
+    const revoked = await grantWithTokens();
+    await write((tx) => tx.accessToken.updateMany({ where: { digest: digest(revoked.record.access_token) }, data: { revokedAt: now() } }));
+    expect(await bearerToken(digest(revoked.record.access_token), now())).toBeNull();
+
+    // Revocation writes the grant row first (src/oauth/tokens.ts): the grant alone is enough to refuse.
+    const grantOnly = await grantWithTokens();
+    await write((tx) => tx.grant.update({ where: { id: grantOnly.grantId }, data: { revokedAt: now() } }));
+    expect(await bearerToken(digest(grantOnly.record.access_token), now())).toBeNull();
+  });
+
+  it("answers many lookups asked for at once each on its own terms (one statement for all on PostgreSQL)", async () => {
+    const [a, b, revoked] = [await grantWithTokens(), await grantWithTokens(), await grantWithTokens()];
+    await write((tx) => tx.accessToken.updateMany({ where: { digest: digest(revoked.record.access_token) }, data: { revokedAt: now() } }));
+    const at = now();
+    const later = new Date(at.getTime() + 3600 * 1000); // the same token, looked up as if past its expiry
+    const rows = await Promise.all([
+      bearerToken(digest(a.record.access_token), at),
+      bearerToken(digest(b.record.access_token), at),
+      bearerToken(digest(a.record.access_token), later),
+      bearerToken(digest(revoked.record.access_token), at),
+      bearerToken(digest("unknown"), at),
+      bearerToken(digest(b.record.access_token), at),
+    ]);
+    expect(rows.map((row) => row?.userId ?? null)).toEqual([a.user.id, b.user.id, null, null, null, b.user.id]);
+    expect(rows[0]).toEqual({ userId: a.user.id, clientId: a.clientRow.id, scopes: "readonly readwrite", userName: "Store User", userEmail: a.user.email, firstParty: false });
+  });
+
+  it("does not read a Prisma transaction's uncommitted token: a read that meets one waits for its end", async () => {
+    const { grantId, clientRow, user } = await grantWithTokens();
+    const minted = mintTokens({ grantId, clientId: clientRow.id, userId: user.id, scopes: ["readonly"] });
+    let readDuringTransaction: Promise<unknown> | null = null;
+    let transactionEnded = false;
+    await expect(
+      write(async (tx) => {
+        await tx.accessToken.create({ data: minted.access });
+        readDuringTransaction = bearerToken(minted.access.digest, now()).then((row) => ({ row, afterTransaction: transactionEnded }));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        transactionEnded = true;
+        throw new Error("roll back");
+      }),
+    ).rejects.toThrow("roll back");
+    // The read started while the token existed only inside the open transaction; it never saw it.
+    expect(await readDuringTransaction).toMatchObject({ row: null });
+  });
+});
+
+describe("tokenByValue", () => {
+  it("finds access and refresh tokens with the times Prisma stored, whatever the hint", async () => {
+    const { record, clientRow, user, grantId } = await grantWithTokens();
+    const stored = await (await db()).accessToken.findUniqueOrThrow({ where: { digest: digest(record.access_token) } });
+    for (const hint of [undefined, "access_token", "refresh_token", "nonsense"]) {
+      expect(await tokenByValue(digest(record.access_token), hint)).toEqual({
+        kind: "access_token",
+        id: stored.id,
+        grantId,
+        clientId: clientRow.id,
+        scopes: "readonly readwrite",
+        createdAt: stored.createdAt,
+        expiresAt: stored.expiresAt,
+        revokedAt: null,
+        usedAt: null,
+        user: { id: user.id, email: user.email },
+      });
+    }
+    const refresh = await (await db()).refreshToken.findUniqueOrThrow({ where: { digest: digest(record.refresh_token!) } });
+    expect(await tokenByValue(digest(record.refresh_token!), "access_token")).toMatchObject({
+      kind: "refresh_token",
+      id: refresh.id,
+      createdAt: refresh.createdAt,
+      expiresAt: refresh.expiresAt,
+      usedAt: null,
+    });
+    expect(await tokenByValue(digest("unknown"), undefined)).toBeNull();
+  });
+});
+
+describe("startGrant", () => {
+  it("stores the grant, its tokens (under the new grant's id) and the token.issued event together", async () => {
+    const { user, clientRow, record, grantId } = await grantWithTokens({ scopes: ["readonly"] });
+    const grant = await (await db()).grant.findUniqueOrThrow({ where: { id: grantId } });
+    expect(grant).toMatchObject({ clientId: clientRow.id, userId: user.id, grantType: "password", scopes: "readonly", revokedAt: null });
+    const refresh = await (await db()).refreshToken.findUniqueOrThrow({ where: { digest: digest(record.refresh_token!) } });
+    expect(refresh).toMatchObject({ grantId, clientId: clientRow.id, userId: user.id, scopes: "readonly", usedAt: null });
+    expect(refresh.expiresAt.getTime() - refresh.createdAt.getTime()).toBe(30 * 24 * 3600 * 1000);
+    const events = await (await db()).auditEvent.findMany({ where: { type: "token.issued", userId: user.id } });
+    expect(events.map((event) => [event.clientId, JSON.parse(event.detail!)])).toEqual([[clientRow.clientId, { grant_type: "password", scope: "readonly" }]]);
+  });
+
+  it("issues no refresh token when the grant has none (implicit)", async () => {
+    const user = await makeUser();
+    const client = await makeClient({ ownerId: user.id, grantType: "implicit" });
+    const clientRow = await (await db()).client.findUniqueOrThrow({ where: { clientId: client.client_id } });
+    const record = await startGrant({ clientId: clientRow.id, publicClientId: client.client_id, userId: user.id, grantType: "implicit", scopes: ["readonly"], withRefreshToken: false });
+    expect(record.refresh_token).toBeUndefined();
+    const access = await (await db()).accessToken.findUniqueOrThrow({ where: { digest: digest(record.access_token) } });
+    expect(await (await db()).refreshToken.count({ where: { grantId: access.grantId } })).toBe(0);
+  });
+});
+
+describe("recentFailures", () => {
+  it("answers the latest failures of one key inside the window, newest first, as Prisma would", async () => {
+    const key = `test:${Math.random()}`;
+    const base = now().getTime();
+    const times = [0, 1000, 2000, 3000].map((offset) => new Date(base - 60_000 + offset));
+    await write((tx) => tx.failedAttempt.createMany({ data: [...times.map((createdAt) => ({ key, createdAt })), { key: "other", createdAt: times[3]! }] }));
+    const since = new Date(base - 60_000 + 500);
+    const viaPrisma = await (await db()).failedAttempt.findMany({ where: { key, createdAt: { gt: since } }, orderBy: { createdAt: "desc" }, take: 2 });
+    expect(await recentFailures(key, since, 2)).toEqual(viaPrisma.map((row) => row.createdAt));
+    expect(await recentFailures(key, since, 10)).toEqual([times[3], times[2], times[1]]);
+  });
+});
+
+describe("userByEmail", () => {
+  it("reads the user exactly as Prisma does", async () => {
+    const user = await makeUser();
+    expect(await userByEmail(user.email)).toEqual(await (await db()).user.findUniqueOrThrow({ where: { email: user.email } }));
+    expect(await userByEmail("nobody@example.test")).toBeNull();
+  });
+});
+
+describe("clientByClientId", () => {
+  it("reads the client exactly as Prisma does, every column with Prisma's types", async () => {
+    const owner = await makeUser();
+    for (const options of [{ firstParty: true }, { grantType: "authorization_code" as const, isPublic: true }]) {
+      const client = await makeClient({ ownerId: owner.id, ...options });
+      const viaPrisma = await (await db()).client.findUniqueOrThrow({ where: { clientId: client.client_id } });
+      expect(await clientByClientId(client.client_id)).toEqual(viaPrisma);
+    }
+    expect(await clientByClientId("no-such-client")).toBeNull();
+  });
+});
+
+describe("rotateRefreshToken", () => {
+  const planFor = (grant: Awaited<ReturnType<typeof grantWithTokens>>) => (): RotationPlan => {
+    const minted = mintTokens({ grantId: grant.grantId, clientId: grant.clientRow.id, userId: grant.user.id, scopes: ["readonly"], refreshScopes: ["readonly"] });
+    return { at: now(), access: minted.access, refresh: minted.refresh!, audit: null };
+  };
+
+  it("writes nothing when the rules refuse", async () => {
+    const grant = await grantWithTokens();
+    const before = await (await db()).accessToken.count({ where: { grantId: grant.grantId } });
+    await expect(
+      rotateRefreshToken(digest(grant.record.refresh_token!), (row) => {
+        expect(row).toMatchObject({ grantId: grant.grantId, usedAt: null, revokedAt: null });
+        throw new OAuthError("invalid_scope");
+      }),
+    ).rejects.toThrow(OAuthError);
+    expect(await (await db()).accessToken.count({ where: { grantId: grant.grantId } })).toBe(before);
+    expect((await (await db()).refreshToken.findUniqueOrThrow({ where: { digest: digest(grant.record.refresh_token!) } })).usedAt).toBeNull();
+  });
+
+  it("started while a Prisma transaction is open, waits for it rather than running inside it", async () => {
+    const grant = await grantWithTokens();
+    let rotation: Promise<void> | null = null;
+    let transactionOpen = false;
+    let rotatedWhileOpen: boolean | null = null;
+    await expect(
+      write(async (tx) => {
+        transactionOpen = true;
+        await tx.auditEvent.create({ data: { type: "token.revoked", at: now(), clientId: "rolled-back" } });
+        rotation = rotateRefreshToken(digest(grant.record.refresh_token!), planFor(grant)).then(() => {
+          rotatedWhileOpen = transactionOpen;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        transactionOpen = false; // from here on Prisma rolls back, then releases the connection
+        throw new Error("roll back");
+      }),
+    ).rejects.toThrow("roll back");
+    await rotation;
+    expect(rotatedWhileOpen).toBe((await import("@/env")).env().database.kind === "postgresql"); // its own connection there
+    // Had the rotation joined the open transaction, the rollback would have taken its claim and tokens too.
+    const used = await (await db()).refreshToken.findUniqueOrThrow({ where: { digest: digest(grant.record.refresh_token!) } });
+    expect(used.usedAt).not.toBeNull();
+    expect(await (await db()).accessToken.count({ where: { grantId: grant.grantId } })).toBe(2);
+    expect(await (await db()).auditEvent.count({ where: { clientId: "rolled-back" } })).toBe(0);
+  });
+
+  it("asked for together, each rotation stands alone: one that fails after writing undoes only itself", async () => {
+    const grants = [await grantWithTokens(), await grantWithTokens(), await grantWithTokens()];
+    // The middle token is already used, and this caller's rules do not look: its grant row is written, then
+    // the claim fails, and that write must go while the other two rotations commit.
+    await write((tx) => tx.refreshToken.updateMany({ where: { digest: digest(grants[1]!.record.refresh_token!) }, data: { usedAt: now() } }));
+    const lastUsedBefore = (await (await db()).grant.findUniqueOrThrow({ where: { id: grants[1]!.grantId } })).lastUsedAt;
+    advanceClock(1000);
+    const outcomes = await Promise.allSettled(grants.map((grant) => rotateRefreshToken(digest(grant.record.refresh_token!), planFor(grant))));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(LostRotation);
+    const counts = await Promise.all(grants.map(async (grant) => (await db()).accessToken.count({ where: { grantId: grant.grantId } })));
+    expect(counts).toEqual([2, 1, 2]);
+    expect((await (await db()).grant.findUniqueOrThrow({ where: { id: grants[1]!.grantId } })).lastUsedAt).toEqual(lastUsedBefore);
+  });
+
+  it("of concurrent rotations of one token exactly one claims it", async () => {
+    const grant = await grantWithTokens();
+    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => rotateRefreshToken(digest(grant.record.refresh_token!), (row) => {
+      if (row?.usedAt) throw new OAuthError("invalid_grant");
+      return planFor(grant)();
+    })));
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
+    expect(await (await db()).accessToken.count({ where: { grantId: grant.grantId } })).toBe(2);
+    expect(await (await db()).refreshToken.count({ where: { grantId: grant.grantId } })).toBe(2);
+  });
+});
+
+describe("rotateAtOnce", () => {
+  const postgres = () => env().database.kind === "postgresql";
+  const attempt = (grant: Awaited<ReturnType<typeof grantWithTokens>>, clientId = grant.clientRow.id) => {
+    const at = now();
+    return rotateAtOnce({
+      digest: digest(grant.record.refresh_token!),
+      clientId,
+      at,
+      accessDigest: digest(`access-${Math.random()}`),
+      accessExpiresAt: new Date(at.getTime() + 3600_000),
+      refreshDigest: digest(`refresh-${Math.random()}`),
+      refreshExpiresAt: new Date(at.getTime() + 86_400_000),
+      audit: { type: "token.refreshed", clientId: grant.clientRow.clientId, ip: "192.0.2.9" },
+    });
+  };
+
+  it("on PostgreSQL claims a usable token and writes the whole rotation in one statement; on SQLite leaves it to rotateRefreshToken", async () => {
+    const grant = await grantWithTokens({ scopes: ["readonly"] });
+    const claimed = await attempt(grant);
+    if (!postgres()) {
+      expect(claimed).toBeNull();
+      expect((await (await db()).refreshToken.findUniqueOrThrow({ where: { digest: digest(grant.record.refresh_token!) } })).usedAt).toBeNull();
+      return;
+    }
+    expect(claimed).toEqual({ userId: grant.user.id, scopes: "readonly" });
+    expect(await (await db()).accessToken.count({ where: { grantId: grant.grantId } })).toBe(2);
+    expect(await (await db()).refreshToken.count({ where: { grantId: grant.grantId, usedAt: null } })).toBe(1);
+    const [event] = await (await db()).auditEvent.findMany({ where: { type: "token.refreshed", userId: grant.user.id } });
+    expect(event).toMatchObject({ clientId: grant.clientRow.clientId, ip: "192.0.2.9", detail: JSON.stringify({ scope: "readonly" }) });
+  });
+
+  it("claims nothing, and writes nothing, for another client's, a used or an expired token", async () => {
+    const other = await grantWithTokens();
+    const used = await grantWithTokens();
+    await write((tx) => tx.refreshToken.updateMany({ where: { digest: digest(used.record.refresh_token!) }, data: { usedAt: now() } }));
+    const expiring = await grantWithTokens();
+    const before = await (await db()).accessToken.count();
+    expect(await attempt(other, used.clientRow.id)).toBeNull();
+    expect(await attempt(used)).toBeNull();
+    advanceClock(31 * 24 * 3600 * 1000);
+    expect(await attempt(expiring)).toBeNull();
+    expect(await (await db()).accessToken.count()).toBe(before);
+  });
+});
+
+describe("revocation racing rotation", () => {
+  it("never leaves a live token: refreshes and a revocation fired together, ten rounds", async () => {
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const tracked = async <T>(work: () => Promise<T>): Promise<T> => {
+      inFlight++;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      try {
+        return await work();
+      } finally {
+        inFlight--;
+      }
+    };
+    for (let round = 0; round < 10; round++) {
+      const user = await makeUser();
+      const client = await makeClient({ ownerId: user.id });
+      const auth = { client_id: client.client_id, client_secret: client.client_secret };
+      const first = await call("POST", "/api/connect/oauth2/token/", { body: { grant_type: "password", username: user.email, password: user.password, ...auth } });
+      const refreshToken = String(first.json.refresh_token);
+      const refreshes = Array.from({ length: 3 }, () =>
+        tracked(() => call("POST", "/api/connect/oauth2/token/", { body: { grant_type: "refresh_token", refresh_token: refreshToken, ...auth } })),
+      );
+      // Revocation by refresh token revokes the whole grant (RFC 7009 2.1), racing the rotations.
+      const revocation = tracked(() => call("POST", "/api/connect/oauth2/revoke/", { body: { token: refreshToken, ...auth } }));
+      const [revoked, ...refreshed] = await Promise.all([revocation, ...refreshes]);
+      expect(revoked.status).toBe(200);
+      const issued = [String(first.json.access_token), ...refreshed.filter((r) => r.status === 200).map((r) => String(r.json.access_token))];
+      for (const r of refreshed.filter((x) => x.status !== 200)) expect(r.json).toEqual({ error: "invalid_grant" });
+      for (const token of issued) {
+        const read = await call("GET", `/api/user/${user.id}/`, { token });
+        expect(read.status).toBe(401);
+        expect(read.json).toEqual({ error: "invalid or expired token" });
+      }
+      for (const r of refreshed.filter((x) => x.status === 200)) {
+        expect((await call("POST", "/api/connect/oauth2/token/", { body: { grant_type: "refresh_token", refresh_token: String(r.json.refresh_token), ...auth } })).json).toEqual({ error: "invalid_grant" });
+      }
+    }
+    expect(mostInFlight).toBe(4); // the revocation and the three refreshes of a round were in flight together
+  });
+});

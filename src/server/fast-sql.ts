@@ -1,0 +1,504 @@
+// The statements of the hot paths, in one place and below Prisma (issue 8): a Prisma query costs 0.2-1 ms of
+// CPU where a prepared statement on the driver costs microseconds (STACK.md), and these run on every bearer
+// request, introspection and token request. Prisma stays for everything else. Each is ONE statement (on
+// SQLite, one synchronous transaction, which nothing can interleave), on the connection Prisma already holds
+// (src/server/db.ts):
+// - bearerToken: the access token joined with what the handler needs next (the user, the client's
+//   first-party flag) and the grant's revocation (CONTRACT.md 1);
+// - tokenByValue: an access or refresh token by value for introspection and revocation (RFC 7662, 7009);
+// - rotateRefreshToken: the whole refresh rotation (RFC 6749 6, RFC 9700 4.14.2; CONTRACT.md 4), and on
+//   PostgreSQL rotateAtOnce, the same as one statement for a refresh that narrows no scope;
+// - clientByClientId: the client of a token, revocation or introspection request, the first read of each
+//   (RFC 6749 2.3.1), and userByEmail, the password grant's resource owner (RFC 6749 4.3.2). Every column,
+//   typed as Prisma types it (from the declared column types), so that a column added to the model needs
+//   nothing here;
+// - recentFailures: the failed password checks a rate limit counts (src/oauth/rate-limit.ts);
+// - startGrant: a new grant, its first tokens and its audit event (password and implicit grants).
+// The rules stay in the domain files that call these; this file only reads and writes.
+//
+// Single use holds as before. SQLite: a rotation is one BEGIN IMMEDIATE transaction that reads, decides,
+// claims and issues while holding the database's write lock (rotations asked for in one turn of the event
+// loop share the transaction, a savepoint each); in-process it also excludes Prisma's transactions (db.ts),
+// across processes SQLite's lock does. PostgreSQL: one statement locks the grant row (as revocation does
+// first: src/oauth/tokens.ts revokeGrantInTx), claims the token only if it is still unused and unrevoked, and
+// inserts the new tokens only from that claim, so of N concurrent uses exactly one inserts; a revocation
+// either waits for the rotation and then revokes its new tokens, or wins the grant row first and the rotation
+// claims nothing. Lookups by key on PostgreSQL asked for in one turn of the event loop share a statement.
+import type BetterSqlite3 from "better-sqlite3";
+import pg from "pg";
+import type { Client, User } from "@/generated/sqlite/client";
+import { driver } from "@/server/db";
+
+export type BearerToken = {
+  userId: number;
+  clientId: number;
+  scopes: string;
+  userName: string;
+  userEmail: string;
+  firstParty: boolean;
+};
+
+export type TokenByValue = {
+  kind: "access_token" | "refresh_token";
+  id: number;
+  grantId: number;
+  clientId: number;
+  scopes: string;
+  createdAt: Date;
+  expiresAt: Date;
+  revokedAt: Date | null;
+  usedAt: Date | null;
+  user: { id: number; email: string };
+};
+
+export type RefreshTokenRow = {
+  id: number;
+  grantId: number;
+  clientId: number;
+  userId: number;
+  scopes: string;
+  expiresAt: Date;
+  usedAt: Date | null;
+  revokedAt: Date | null;
+};
+
+/** A token row to insert (its digest; the value itself is never stored). */
+export type NewTokenRow = { digest: string; grantId: number; clientId: number; userId: number; scopes: string; createdAt: Date; expiresAt: Date };
+
+/** A security event to write in the rotation's own transaction (src/audit/record-event.ts auditRow()). */
+export type AuditRow = { type: string; at: Date; userId: number | null; clientId: string | null; ip: string | null; detail: string | null };
+
+export type RotationPlan = { at: Date; access: NewTokenRow; refresh: NewTokenRow; audit: AuditRow | null };
+
+/** A grant to start, with its first tokens (their grantId is the new grant's) and its audit event. */
+export type NewGrant = {
+  grant: { clientId: number; userId: number; grantType: string; scopes: string; createdAt: Date };
+  access: Omit<NewTokenRow, "grantId">;
+  refresh: Omit<NewTokenRow, "grantId"> | null;
+  audit: AuditRow | null;
+};
+
+/** The claim was lost: another use took the token first, or the grant was revoked meanwhile. */
+export class LostRotation extends Error {
+  constructor(readonly grantId: number) {
+    super("refresh token claimed concurrently");
+  }
+}
+
+// --- SQLite -----------------------------------------------------------------------------------------------
+
+// Prisma's better-sqlite3 adapter stores DateTime as ISO 8601 text with "+00:00"; text in that one format
+// compares in time order.
+const sqliteTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
+const sqliteDate = (value: string | null) => (value === null ? null : new Date(value));
+
+const SQL = {
+  bearer: `SELECT t."userId", t."clientId", t."scopes", u."name" AS "userName", u."email" AS "userEmail", c."firstParty"
+    FROM "AccessToken" t
+    JOIN "Grant" g ON g."id" = t."grantId"
+    JOIN "User" u ON u."id" = t."userId"
+    JOIN "Client" c ON c."id" = t."clientId"
+    WHERE t."digest" = ? AND t."revokedAt" IS NULL AND t."expiresAt" > ? AND g."revokedAt" IS NULL`,
+  byValue: `SELECT * FROM (
+      SELECT 'access_token' AS "kind", t."id", t."grantId", t."clientId", t."scopes", t."createdAt", t."expiresAt",
+        t."revokedAt", NULL AS "usedAt", u."id" AS "userId", u."email" AS "userEmail"
+      FROM "AccessToken" t JOIN "User" u ON u."id" = t."userId" WHERE t."digest" = ?
+      UNION ALL
+      SELECT 'refresh_token', r."id", r."grantId", r."clientId", r."scopes", r."createdAt", r."expiresAt",
+        r."revokedAt", r."usedAt", u."id", u."email"
+      FROM "RefreshToken" r JOIN "User" u ON u."id" = r."userId" WHERE r."digest" = ?
+    ) ORDER BY CASE "kind" WHEN ? THEN 0 ELSE 1 END LIMIT 1`,
+  refresh: `SELECT "id", "grantId", "clientId", "userId", "scopes", "expiresAt", "usedAt", "revokedAt" FROM "RefreshToken" WHERE "digest" = ?`,
+  touchGrant: `UPDATE "Grant" SET "lastUsedAt" = ? WHERE "id" = ? AND "revokedAt" IS NULL`,
+  claim: `UPDATE "RefreshToken" SET "usedAt" = ? WHERE "id" = ? AND "usedAt" IS NULL AND "revokedAt" IS NULL`,
+  insertAccess: `INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt") VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  insertRefresh: `INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt") VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  insertAudit: `INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail") VALUES (?, ?, ?, ?, ?, ?)`,
+  client: `SELECT * FROM "Client" WHERE "clientId" = ?`,
+  userByEmail: `SELECT * FROM "User" WHERE "email" = ?`,
+  recentFailures: `SELECT "createdAt" FROM "FailedAttempt" WHERE "key" = ? AND "createdAt" > ? ORDER BY "createdAt" DESC LIMIT ?`,
+  insertGrant: `INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt") VALUES (?, ?, ?, ?, ?, ?)`,
+} as const;
+
+type Statements = Record<keyof typeof SQL, BetterSqlite3.Statement>;
+const prepared = new WeakMap<BetterSqlite3.Database, Statements>();
+
+/** Prepared once per connection; plain numbers, not the BigInts the adapter's connection defaults to. */
+function statements(connection: BetterSqlite3.Database): Statements {
+  let found = prepared.get(connection);
+  if (!found) {
+    found = Object.fromEntries(
+      Object.entries(SQL).map(([name, sql]) => {
+        const statement = connection.prepare(sql);
+        return [name, statement.reader ? statement.safeIntegers(false) : statement];
+      }),
+    ) as Statements;
+    prepared.set(connection, found);
+  }
+  return found;
+}
+
+type SqliteDriver = Extract<Awaited<ReturnType<typeof driver>>, { kind: "sqlite" }>;
+
+/** A read on SQLite: at once, unless a Prisma transaction is open on the connection (then after it). */
+function sqliteRead<T>(d: SqliteDriver, read: (s: Statements) => T): T | Promise<T> {
+  const s = statements(d.connection);
+  return d.connection.inTransaction ? d.exclusive(() => read(s)) : read(s);
+}
+
+const tokenRowArgs = (row: NewTokenRow) => [row.digest, row.grantId, row.clientId, row.userId, row.scopes, sqliteTime(row.createdAt), sqliteTime(row.expiresAt)];
+
+type RawRefreshRow = Omit<RefreshTokenRow, "expiresAt" | "usedAt" | "revokedAt"> & Record<"expiresAt" | "usedAt" | "revokedAt", string | null>;
+type PendingRotation = { digest: string; decide: (row: RefreshTokenRow | null) => RotationPlan; done: (error?: unknown) => void };
+
+/** One rotation, inside the batch's transaction (a savepoint of its own: a refusal undoes only itself). */
+function rotateOne(s: Statements, { digest, decide }: PendingRotation): void {
+  const raw = s.refresh.get(digest) as RawRefreshRow | undefined;
+  const row = raw ? { ...raw, expiresAt: sqliteDate(raw.expiresAt)!, usedAt: sqliteDate(raw.usedAt), revokedAt: sqliteDate(raw.revokedAt) } : null;
+  const plan = decide(row); // throws to refuse; nothing has been written
+  const at = sqliteTime(plan.at);
+  if (s.touchGrant.run(at, row!.grantId).changes !== 1) throw new LostRotation(row!.grantId);
+  if (s.claim.run(at, row!.id).changes !== 1) throw new LostRotation(row!.grantId);
+  s.insertAccess.run(...tokenRowArgs(plan.access));
+  s.insertRefresh.run(...tokenRowArgs(plan.refresh));
+  if (plan.audit) {
+    const a = plan.audit;
+    s.insertAudit.run(a.type, sqliteTime(a.at), a.userId, a.clientId, a.ip, a.detail);
+  }
+}
+
+// Group commit: the rotations asked for within one turn of the event loop run one after the other in ONE
+// BEGIN IMMEDIATE transaction, each in a savepoint of its own, so that they share the commit (the write
+// to the WAL file, which costs more than the statements). Each stays atomic and single use holds as with one
+// transaction each: they run in order, and a later one sees what an earlier one wrote.
+let pending: PendingRotation[] = [];
+
+function sqliteRotate(d: SqliteDriver, digest: string, decide: (row: RefreshTokenRow | null) => RotationPlan): Promise<void> {
+  return new Promise((resolve, reject) => {
+    pending.push({ digest, decide, done: (error) => (error === undefined ? resolve() : reject(error)) });
+    if (pending.length === 1) setImmediate(() => void flushRotations(d));
+  });
+}
+
+async function flushRotations(d: SqliteDriver): Promise<void> {
+  const batch = pending;
+  pending = [];
+  const s = statements(d.connection);
+  const one = d.connection.transaction((rotation: PendingRotation) => rotateOne(s, rotation)); // nested: a savepoint
+  const all = d.connection.transaction(() =>
+    batch.map((rotation) => {
+      try {
+        one(rotation);
+        return undefined;
+      } catch (error) {
+        return error ?? new Error("rotation failed");
+      }
+    }),
+  );
+  let outcomes: unknown[];
+  try {
+    outcomes = await d.exclusive(() => all.immediate());
+  } catch (error) {
+    outcomes = batch.map(() => error); // the batch could not commit (e.g. another process held the lock)
+  }
+  batch.forEach((rotation, i) => rotation.done(outcomes[i]));
+}
+
+// --- PostgreSQL -------------------------------------------------------------------------------------------
+
+// timestamp(3) columns hold UTC wall time (as Prisma writes them). Parameters go as ISO text, whose "Z" a
+// timestamp without time zone ignores; results are read as UTC, whatever the process's time zone.
+const TIMESTAMP_OID = 1114;
+const pgTypes = {
+  getTypeParser: (oid: number, format?: string) =>
+    oid === TIMESTAMP_OID ? (value: string) => new Date(value.replace(" ", "T") + "Z") : pg.types.getTypeParser(oid, format as "text"),
+} as pg.CustomTypesConfig;
+const pgTime = (date: Date) => date.toISOString();
+
+const PG = {
+  // Several digests at once (see bearerToken); the expiry is compared per request, with its own clock.
+  bearer: `SELECT t."digest", t."expiresAt", t."userId", t."clientId", t."scopes", u."name" AS "userName", u."email" AS "userEmail", c."firstParty"
+    FROM "AccessToken" t
+    JOIN "Grant" g ON g."id" = t."grantId"
+    JOIN "User" u ON u."id" = t."userId"
+    JOIN "Client" c ON c."id" = t."clientId"
+    WHERE t."digest" = ANY($1::text[]) AND t."revokedAt" IS NULL AND g."revokedAt" IS NULL`,
+  byValue: `SELECT * FROM (
+      SELECT 'access_token' AS "kind", t."id", t."grantId", t."clientId", t."scopes", t."createdAt", t."expiresAt",
+        t."revokedAt", NULL::timestamp(3) AS "usedAt", u."id" AS "userId", u."email" AS "userEmail"
+      FROM "AccessToken" t JOIN "User" u ON u."id" = t."userId" WHERE t."digest" = $1
+      UNION ALL
+      SELECT 'refresh_token', r."id", r."grantId", r."clientId", r."scopes", r."createdAt", r."expiresAt",
+        r."revokedAt", r."usedAt", u."id", u."email"
+      FROM "RefreshToken" r JOIN "User" u ON u."id" = r."userId" WHERE r."digest" = $1
+    ) found ORDER BY CASE "kind" WHEN $2 THEN 0 ELSE 1 END LIMIT 1`,
+  // These three and `bearer` take several keys at once (see pgLookup).
+  refresh: `SELECT "digest", "id", "grantId", "clientId", "userId", "scopes", "expiresAt", "usedAt", "revokedAt" FROM "RefreshToken" WHERE "digest" = ANY($1::text[])`,
+  client: `SELECT * FROM "Client" WHERE "clientId" = ANY($1::text[])`,
+  userByEmail: `SELECT * FROM "User" WHERE "email" = ANY($1::text[])`,
+  recentFailures: `SELECT "createdAt" FROM "FailedAttempt" WHERE "key" = $1 AND "createdAt" > $2 ORDER BY "createdAt" DESC LIMIT $3`,
+  startGrant: `WITH g AS (
+      INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt")
+      VALUES ($1::int, $2::int, $3::text, $4::text, $5::timestamp(3), $5::timestamp(3)) RETURNING "id"
+    ), access AS (
+      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
+      SELECT $6::text, g."id", $1::int, $2::int, $7::text, $5::timestamp(3), $8::timestamp(3) FROM g RETURNING "id"
+    ), refresh AS (
+      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
+      SELECT $9::text, g."id", $1::int, $2::int, $10::text, $5::timestamp(3), $11::timestamp(3) FROM g WHERE $9::text IS NOT NULL RETURNING "id"
+    ), audit AS (
+      INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail")
+      SELECT $12::text, $5::timestamp(3), $2::int, $13::text, $14::text, $15::text FROM g WHERE $12::text IS NOT NULL RETURNING "id"
+    )
+    SELECT "id" FROM g`,
+  // The whole rotation of a request that narrows no scope, as one statement: the token is claimed only if it
+  // is this client's, unused, unrevoked and unexpired (the rules of src/oauth/grants/refresh-token.ts, which
+  // reads the token and says why when this claims nothing), and the new pair takes its scopes. Locks as
+  // below: the grant row first, then the token.
+  rotateAtOnce: `WITH rt AS (
+      SELECT "id", "grantId" FROM "RefreshToken"
+      WHERE "digest" = $1::text AND "clientId" = $2::int AND "usedAt" IS NULL AND "revokedAt" IS NULL AND "expiresAt" > $3::timestamp(3)
+    ), g AS (
+      UPDATE "Grant" SET "lastUsedAt" = $3::timestamp(3) FROM rt WHERE "Grant"."id" = rt."grantId" AND "Grant"."revokedAt" IS NULL
+      RETURNING "Grant"."id"
+    ), claimed AS (
+      UPDATE "RefreshToken" r SET "usedAt" = $3::timestamp(3) FROM rt
+      WHERE r."id" = rt."id" AND r."usedAt" IS NULL AND r."revokedAt" IS NULL AND EXISTS (SELECT 1 FROM g)
+      RETURNING r."grantId", r."userId", r."scopes"
+    ), access AS (
+      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
+      SELECT $4::text, c."grantId", $2::int, c."userId", c."scopes", $3::timestamp(3), $5::timestamp(3) FROM claimed c RETURNING "id"
+    ), refresh AS (
+      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
+      SELECT $6::text, c."grantId", $2::int, c."userId", c."scopes", $3::timestamp(3), $7::timestamp(3) FROM claimed c RETURNING "id"
+    ), audit AS (
+      INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail")
+      SELECT $8::text, $3::timestamp(3), c."userId", $9::text, $10::text, '{"scope":' || to_json(c."scopes")::text || '}'
+      FROM claimed c WHERE $8::text IS NOT NULL RETURNING "id"
+    )
+    SELECT "userId", "scopes" FROM claimed`,
+  // The grant row first (the InitPlan of `claimed` runs `g` before any token row is locked; `g` touches it
+  // only while the token looks usable), then the claim, then inserts that exist only if the claim did.
+  rotate: `WITH g AS (
+      UPDATE "Grant" SET "lastUsedAt" = $1::timestamp(3) WHERE "id" = $2::int AND "revokedAt" IS NULL
+        AND EXISTS (SELECT 1 FROM "RefreshToken" WHERE "id" = $3::int AND "usedAt" IS NULL AND "revokedAt" IS NULL)
+      RETURNING "id"
+    ), claimed AS (
+      UPDATE "RefreshToken" SET "usedAt" = $1::timestamp(3)
+      WHERE "id" = $3::int AND "usedAt" IS NULL AND "revokedAt" IS NULL AND EXISTS (SELECT 1 FROM g) RETURNING "id"
+    ), access AS (
+      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
+      SELECT $4::text, $2::int, $5::int, $6::int, $7::text, $1::timestamp(3), $8::timestamp(3) FROM claimed RETURNING "id"
+    ), refresh AS (
+      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt")
+      SELECT $9::text, $2::int, $5::int, $6::int, $10::text, $1::timestamp(3), $11::timestamp(3) FROM claimed RETURNING "id"
+    ), audit AS (
+      INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail")
+      SELECT $12::text, $1::timestamp(3), $6::int, $13::text, $14::text, $15::text FROM claimed WHERE $12::text IS NOT NULL RETURNING "id"
+    )
+    SELECT count(*)::int AS "claimed" FROM claimed`,
+} as const;
+
+const pgQuery = async <T extends pg.QueryResultRow>(pool: pg.Pool, name: keyof typeof PG, values: unknown[]): Promise<T[]> =>
+  (await pool.query<T>({ name: `fast-sql-${name}`, text: PG[name], values, types: pgTypes })).rows;
+
+async function pgRotate(pool: pg.Pool, digest: string, decide: (row: RefreshTokenRow | null) => RotationPlan): Promise<void> {
+  const found = await pgLookup<RefreshTokenRow & { digest?: string }>(pool, "refresh", "digest", digest);
+  if (found) delete found.digest;
+  const row = found as RefreshTokenRow | null;
+  const plan = decide(row); // throws to refuse; nothing has been written
+  const { access, refresh, audit } = plan;
+  const [result] = await pgQuery<{ claimed: number }>(pool, "rotate", [
+    pgTime(plan.at), row!.grantId, row!.id,
+    access.digest, access.clientId, access.userId, access.scopes, pgTime(access.expiresAt),
+    refresh.digest, refresh.scopes, pgTime(refresh.expiresAt),
+    audit?.type ?? null, audit?.clientId ?? null, audit?.ip ?? null, audit?.detail ?? null,
+  ]);
+  if (result?.claimed !== 1) throw new LostRotation(row!.grantId);
+}
+
+// Lookups by key on PostgreSQL are batched: those of one kind asked for within one turn of the event loop go
+// to the database as one statement (WHERE key = ANY(...)). A round trip to PostgreSQL costs this process more
+// CPU than everything else a bearer read does (the writes and reads on its socket, the protocol), so under
+// load one round trip serves several requests; alone, a request still makes exactly one. Each request sees
+// the database as of its own arrival or later, and gets a row of its own.
+type Pending<R> = { key: string; resolve: (row: R | null) => void; reject: (error: unknown) => void };
+const pendingLookups = new Map<string, Array<Pending<pg.QueryResultRow>>>();
+
+function pgLookup<R extends pg.QueryResultRow>(pool: pg.Pool, name: "bearer" | "refresh" | "client" | "userByEmail", keyColumn: string, key: string): Promise<R | null> {
+  return new Promise((resolve, reject) => {
+    let pending = pendingLookups.get(name);
+    if (!pending) {
+      pending = [];
+      pendingLookups.set(name, pending);
+      setImmediate(() => {
+        const batch = pendingLookups.get(name)!;
+        pendingLookups.delete(name);
+        pgQuery<R>(pool, name, [[...new Set(batch.map((lookup) => lookup.key))]]).then(
+          (rows) => {
+            const byKey = new Map(rows.map((row) => [String(row[keyColumn]), row]));
+            for (const lookup of batch) {
+              const row = byKey.get(lookup.key);
+              lookup.resolve(row ? { ...row } : null);
+            }
+          },
+          (error: unknown) => batch.forEach((lookup) => lookup.reject(error)),
+        );
+      });
+    }
+    pending.push({ key, resolve: resolve as (row: pg.QueryResultRow | null) => void, reject });
+  });
+}
+
+// --- The statements ---------------------------------------------------------------------------------------
+
+/** The live access token for a digest (not expired at `at`, neither it nor its grant revoked), or null. */
+export async function bearerToken(digest: string, at: Date): Promise<BearerToken | null> {
+  const d = await driver();
+  if (d.kind === "postgresql") {
+    const row = await pgLookup<BearerToken & { digest: string; expiresAt: Date }>(d.pool, "bearer", "digest", digest);
+    if (!row || row.expiresAt <= at) return null;
+    const { userId, clientId, scopes, userName, userEmail, firstParty } = row;
+    return { userId, clientId, scopes, userName, userEmail, firstParty };
+  }
+  const row = (await sqliteRead(d, (s) => s.bearer.get(digest, sqliteTime(at)))) as (Omit<BearerToken, "firstParty"> & { firstParty: number }) | undefined;
+  return row ? { ...row, firstParty: row.firstParty === 1 } : null;
+}
+
+/** An access or refresh token by digest, live or not, looking first where `hint` says (RFC 7009 2.1). */
+export async function tokenByValue(digest: string, hint: string | undefined): Promise<TokenByValue | null> {
+  const d = await driver();
+  type Raw = Omit<TokenByValue, "user"> & { userId: number; userEmail: string };
+  let raw: Raw | undefined;
+  if (d.kind === "postgresql") {
+    [raw] = await pgQuery<Raw>(d.pool, "byValue", [digest, hint ?? "access_token"]);
+  } else {
+    const row = (await sqliteRead(d, (s) => s.byValue.get(digest, digest, hint ?? "access_token"))) as Record<string, unknown> | undefined;
+    raw = row && {
+      ...(row as Raw),
+      createdAt: sqliteDate(row.createdAt as string)!,
+      expiresAt: sqliteDate(row.expiresAt as string)!,
+      revokedAt: sqliteDate(row.revokedAt as string | null),
+      usedAt: sqliteDate(row.usedAt as string | null),
+    };
+  }
+  if (!raw) return null;
+  const { userId, userEmail, ...token } = raw;
+  return { ...token, user: { id: userId, email: userEmail } };
+}
+
+type Conversions = Array<[column: string, to: "boolean" | "date"]>;
+const conversions = new WeakMap<BetterSqlite3.Statement, Conversions>();
+
+/** A row as Prisma returns it: SQLite's BOOLEAN columns as booleans, DATETIME columns as Dates. */
+function typedSqliteRow(statement: BetterSqlite3.Statement, row: Record<string, unknown>): Record<string, unknown> {
+  let convert = conversions.get(statement);
+  if (!convert) {
+    convert = [];
+    for (const column of statement.columns()) {
+      const type = column.type?.toUpperCase();
+      if (type === "BOOLEAN") convert.push([column.name, "boolean"]);
+      else if (type === "DATETIME") convert.push([column.name, "date"]);
+    }
+    conversions.set(statement, convert);
+  }
+  for (const [column, to] of convert) {
+    const value = row[column];
+    if (value === null || value === undefined) continue;
+    row[column] = to === "boolean" ? value === 1 : new Date(value as string);
+  }
+  return row;
+}
+
+/** A row by the first statement of `name`, typed as Prisma types it; null when there is none. */
+async function typedRow<T>(name: "client" | "userByEmail", key: string): Promise<T | null> {
+  const d = await driver();
+  if (d.kind === "postgresql") return (await pgLookup(d.pool, name, name === "client" ? "clientId" : "email", key)) as T | null;
+  const row = (await sqliteRead(d, (s) => s[name].get(key))) as Record<string, unknown> | undefined;
+  return row ? (typedSqliteRow(statements(d.connection)[name], row) as T) : null;
+}
+
+/** The user with this (lower-case) e-mail, or null. */
+export function userByEmail(email: string): Promise<User | null> {
+  return typedRow<User>("userByEmail", email);
+}
+
+/** The registered client with this public client_id, or null. */
+export function clientByClientId(clientId: string): Promise<Client | null> {
+  return typedRow<Client>("client", clientId);
+}
+
+/** The times of the latest `limit` failures counted under `key` after `since`, newest first. */
+export async function recentFailures(key: string, since: Date, limit: number): Promise<Date[]> {
+  const d = await driver();
+  if (d.kind === "postgresql") {
+    return (await pgQuery<{ createdAt: Date }>(d.pool, "recentFailures", [key, pgTime(since), limit])).map((row) => row.createdAt);
+  }
+  const rows = (await sqliteRead(d, (s) => s.recentFailures.all(key, sqliteTime(since), limit))) as Array<{ createdAt: string }>;
+  return rows.map((row) => new Date(row.createdAt));
+}
+
+/** Starts a grant and inserts its first tokens and its audit event together; resolves with the grant's id. */
+export async function startGrant(start: NewGrant): Promise<number> {
+  const d = await driver();
+  const { grant, access, refresh, audit } = start;
+  if (d.kind === "postgresql") {
+    const [row] = await pgQuery<{ id: number }>(d.pool, "startGrant", [
+      grant.clientId, grant.userId, grant.grantType, grant.scopes, pgTime(grant.createdAt),
+      access.digest, access.scopes, pgTime(access.expiresAt),
+      refresh?.digest ?? null, refresh?.scopes ?? null, refresh ? pgTime(refresh.expiresAt) : null,
+      audit?.type ?? null, audit?.clientId ?? null, audit?.ip ?? null, audit?.detail ?? null,
+    ]);
+    return row!.id;
+  }
+  const s = statements(d.connection);
+  const insert = d.connection.transaction(() => {
+    const at = sqliteTime(grant.createdAt);
+    const grantId = Number(s.insertGrant.run(grant.clientId, grant.userId, grant.grantType, grant.scopes, at, at).lastInsertRowid);
+    s.insertAccess.run(...tokenRowArgs({ ...access, grantId }));
+    if (refresh) s.insertRefresh.run(...tokenRowArgs({ ...refresh, grantId }));
+    if (audit) s.insertAudit.run(audit.type, sqliteTime(audit.at), audit.userId, audit.clientId, audit.ip, audit.detail);
+    return grantId;
+  });
+  return d.exclusive(() => insert.immediate());
+}
+
+/** A rotation whose rules are the token's own state (no scope narrowing), with the new pair's values. */
+export type RotationAtOnce = {
+  digest: string;
+  clientId: number;
+  at: Date;
+  accessDigest: string;
+  accessExpiresAt: Date;
+  refreshDigest: string;
+  refreshExpiresAt: Date;
+  /** The token.refreshed event: its user and detail ({"scope"}) come from the claimed token. */
+  audit: { type: string; clientId: string | null; ip: string | null } | null;
+};
+
+/**
+ * PostgreSQL only: the whole rotation in one statement (rotateAtOnce above). Resolves with the claimed
+ * token's user and scopes, or null when nothing was claimed, or on SQLite, where rotateRefreshToken's one
+ * transaction makes no round trips anyway: then the caller goes through rotateRefreshToken.
+ */
+export async function rotateAtOnce(rotation: RotationAtOnce): Promise<{ userId: number; scopes: string } | null> {
+  const d = await driver();
+  if (d.kind !== "postgresql") return null;
+  const { audit } = rotation;
+  const [claimed] = await pgQuery<{ userId: number; scopes: string }>(d.pool, "rotateAtOnce", [
+    rotation.digest, rotation.clientId, pgTime(rotation.at),
+    rotation.accessDigest, pgTime(rotation.accessExpiresAt), rotation.refreshDigest, pgTime(rotation.refreshExpiresAt),
+    audit?.type ?? null, audit?.clientId ?? null, audit?.ip ?? null,
+  ]);
+  return claimed ?? null;
+}
+
+/**
+ * Rotates a refresh token: reads it by digest, lets `decide` apply the grant's rules (it throws to refuse,
+ * and nothing is written), then claims it and inserts the new tokens (and the audit event) together.
+ * Throws LostRotation when the claim was lost to a concurrent use or revocation.
+ */
+export async function rotateRefreshToken(digest: string, decide: (row: RefreshTokenRow | null) => RotationPlan): Promise<void> {
+  const d = await driver();
+  return d.kind === "postgresql" ? pgRotate(d.pool, digest, decide) : sqliteRotate(d, digest, decide);
+}

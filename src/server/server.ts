@@ -1,0 +1,143 @@
+// `npm start`: a custom Next.js server (next({ dev: false }), prepare(), getRequestHandler(); a documented
+// deployment mode) with a fast lane in front (issue 8). Every request first gets the socket's address appended
+// to X-Forwarded-For (src/http/client-address.ts); then /api (but next-auth's /api/auth/) and the route
+// handlers under /.well-known go to the route-handler exports directly (src/server/fast-lane.ts), and pages,
+// /api/auth/*, /_next/* and everything else to Next.
+//
+// Graceful shutdown (CONTRACT.md 11) on SIGTERM and SIGINT (src/server/workers.ts with WORKERS): stop
+// accepting connections, let the requests in flight finish (with their after-response work) for up to
+// SHUTDOWN_GRACE_MS, answer every request from then on with `Connection: close`, let idle keep-alive
+// connections end at their keep-alive timeout rather than cutting them, stop the outbox sweep, close the
+// database; the caller then exits 0. A single process handles the signals in scripts/serve.ts.
+import next from "next";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { Server as NetServer, type AddressInfo, type Socket } from "node:net";
+import { availableParallelism } from "node:os";
+import { stopMailSweep } from "@/email/sweep";
+import { env } from "@/env";
+import { disconnectDb } from "@/server/db";
+import { appendPeerAddress, decideLane, pathOf, serveFastLane } from "@/server/fast-lane";
+import { acceptQueueDrained } from "@/server/listener";
+import { log } from "@/server/log";
+import { buildRouteTable, preload } from "@/server/routes";
+import { hashingSlots } from "@/users/passwords";
+
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+export type AppServerOptions = {
+  dir: string;
+  port: number;
+  appUrl: string;
+  /** false in a WORKERS worker: the primary accepts the connections and hands them over (accept()). */
+  listen?: boolean;
+};
+
+export type AppServer = {
+  port: number;
+  /** Serves a connection accepted elsewhere (a worker's, from the primary: src/server/workers.ts). */
+  accept: (socket: Socket) => void;
+  shutdown: (reason: string) => Promise<void>;
+};
+
+export async function startAppServer(options: AppServerOptions): Promise<AppServer> {
+  const nextApp = next({ dev: false, dir: options.dir, port: options.port });
+  const routes = buildRouteTable(`${options.dir}/app`);
+  // Next first: it sets up the runtime (globalThis.AsyncLocalStorage) that next/server, which route modules
+  // import, needs when it is first loaded. Nothing imported above this line may load next/server.
+  await nextApp.prepare();
+  await preload(routes);
+  const handleWithNext = nextApp.getRequestHandler();
+  const origin = new URL(options.appUrl).origin;
+
+  let closing = false;
+  const inFlight = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>) => {
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
+  };
+
+  // Open connections, so that shutdown can wait for them and, at the end of its grace period, close them.
+  const connections = new Set<Socket>();
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    appendPeerAddress(req);
+    const decision = decideLane(routes, pathOf(req.url));
+    if (decision) {
+      track(serveFastLane(req, res, decision, { origin, closing: () => closing }));
+      return;
+    }
+    if (closing) res.setHeader("Connection", "close");
+    track(
+      new Promise<void>((done) => {
+        res.once("close", done);
+        handleWithNext(req, res).catch((error: unknown) => {
+          log.error("unexpected error in Next's request handler", { error: String(error) });
+          if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain" });
+          res.end("Internal Server Error");
+        });
+      }),
+    );
+  });
+  let accepted = 0;
+  server.on("connection", (socket: Socket) => {
+    accepted++;
+    connections.add(socket);
+    socket.once("close", () => connections.delete(socket));
+  });
+  const listening = options.listen ?? true;
+  if (listening) {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port, () => resolve());
+    });
+  }
+  const port = listening ? (server.address() as AddressInfo).port : options.port;
+  const accept = (socket: Socket) => {
+    server.emit("connection", socket);
+    socket.resume(); // handed over paused by the primary (pauseOnConnect)
+  };
+  const config = env();
+  const share = Math.ceil(availableParallelism() / config.workers);
+  if (hashingSlots(config) < share) {
+    log.warn("password hashing is limited by libuv's thread pool: set WORKERS or UV_THREADPOOL_SIZE to use every core", {
+      hashingSlots: hashingSlots(config),
+      cores: share,
+    });
+  }
+
+  let stopped: Promise<void> | null = null;
+  const shutdown = (reason: string) =>
+    (stopped ??= (async () => {
+      closing = true; // from now on every response says Connection: close, and its connection then closes
+      log.info("shutting down: finishing requests in flight", { reason, inFlight: inFlight.size });
+      // Stop accepting (a worker accepts nothing itself: its primary has stopped handing connections over),
+      // once the connections that were already made have been taken from the kernel's queue (closing the
+      // listener would reset them). Not http's close(), which also drops every idle keep-alive connection at
+      // once, and with it a request already on its way over one (see below).
+      await acceptQueueDrained(() => accepted);
+      if (listening) {
+        NetServer.prototype.close.call(server);
+        log.info("no longer accepting connections", { inFlight: inFlight.size });
+      }
+      // Requests in flight finish, and their connections close after them. Idle keep-alive connections are
+      // not cut: a client may already be sending a request over one (it counts on the keep-alive timeout it
+      // was told, less a margin); a request that arrives is served with Connection: close, and a connection
+      // that stays idle ends at the keep-alive timeout (5 s), as always.
+      const deadline = performance.now() + SHUTDOWN_GRACE_MS; // a duration, not a rule: not the clock
+      // (A connection whose answer said Connection: close has ended its side; one handed over by a primary
+      // may then wait for the client's end: it is done too.)
+      const open = () => [...connections].some((socket) => !socket.writableEnded);
+      while ((inFlight.size > 0 || open()) && performance.now() < deadline) {
+        const tick = new Promise((resolve) => setTimeout(resolve, 100));
+        await (inFlight.size > 0 ? Promise.race([Promise.allSettled([...inFlight]), tick]) : tick);
+      }
+      if (inFlight.size > 0) log.warn("shutdown grace period over: cutting off requests", { cutOff: inFlight.size });
+      server.closeAllConnections();
+      for (const socket of connections) socket.destroy(); // also those handed over by a primary
+      await stopMailSweep();
+      await disconnectDb();
+      await nextApp.close().catch(() => {});
+      log.info("shut down");
+    })());
+
+  return { port, accept, shutdown };
+}

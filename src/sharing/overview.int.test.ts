@@ -1,0 +1,48 @@
+// What /settings/sharing shows (src/sharing/overview.ts) under the e-mail visibility rule of CONTRACT.md 14
+// (issue 13 finding 2): an owner who lets any user id into their own bundle must not learn that user's e-mail.
+import { describe, expect, it } from "vitest";
+import { createBundle } from "@/bundles/create-bundle";
+import { sharingOverview } from "@/sharing/overview";
+import { call } from "@/testing/app";
+import { passwordSession } from "@/testing/factories";
+
+describe("the sharing overview", () => {
+  it("shows an owner only the names and ids of the people let into their bundle, never their e-mails (the harvesting attack)", async () => {
+    const [harvester, victim] = await Promise.all([passwordSession(), passwordSession()]);
+    const bundle = await createBundle({ ownerId: harvester.user.id, name: "Trap" });
+    // Any user id may be let in, without their consent: that part of the attack still works...
+    const letIn = await call("POST", "/api/bundle_permission/", { token: harvester.accessToken, body: { bundle: bundle.id, user_allowed: victim.user.id } });
+    expect(letIn.status).toBe(201);
+    expect(letIn.json.user_allowed).toEqual({ id: victim.user.id, resource_uri: `/api/user/${victim.user.id}/`, name: victim.user.name });
+
+    // ...but the page shows nothing more than the API.
+    const overview = await sharingOverview(harvester.user.id);
+    expect(JSON.stringify(overview)).not.toContain(victim.user.email);
+    expect(overview.bundles).toEqual([
+      expect.objectContaining({ id: bundle.id, name: "Trap", permissions: [expect.objectContaining({ person: { id: victim.user.id, name: victim.user.name, email: null } })] }),
+    ]);
+  });
+
+  it("shows the target of a request the requester's e-mail, and the allowed user's only when named by e-mail; the requester sees names", async () => {
+    const [owner, requester, allowed, other] = await Promise.all([passwordSession(), passwordSession(), passwordSession(), passwordSession()]);
+    const bundle = await createBundle({ ownerId: owner.user.id, name: "Photos" });
+    const ask = (userAllowed: unknown) =>
+      call("POST", "/api/bundle_permission_request/", { token: requester.accessToken, body: { bundle: bundle.id, user_allowed: userAllowed, user_target: owner.user.id } });
+    expect((await ask(allowed.user.email)).status).toBe(201);
+    expect((await ask(other.user.id)).status).toBe(201);
+
+    const targetView = await sharingOverview(owner.user.id);
+    expect(targetView.received.map((r) => ({ requester: r.requestedBy, allowed: r.userAllowed }))).toEqual([
+      { requester: { id: requester.user.id, name: requester.user.name, email: requester.user.email }, allowed: { id: other.user.id, name: other.user.name, email: null } },
+      { requester: { id: requester.user.id, name: requester.user.name, email: requester.user.email }, allowed: { id: allowed.user.id, name: allowed.user.name, email: allowed.user.email } },
+    ]);
+
+    const requesterView = await sharingOverview(requester.user.id);
+    expect(JSON.stringify(requesterView)).not.toContain(owner.user.email);
+    expect(JSON.stringify(requesterView)).not.toContain(other.user.email);
+    expect(requesterView.sent.map((r) => r.userTarget)).toEqual([
+      { id: owner.user.id, name: owner.user.name, email: null },
+      { id: owner.user.id, name: owner.user.name, email: null },
+    ]);
+  });
+});
