@@ -136,4 +136,26 @@ describe("the list", () => {
     expect((listed.json.objects as { id: number }[]).map((o) => o.id)).toEqual([...ids].reverse());
     expect(listed.json.meta).toEqual({ limit: 20, offset: 0, total_count: 3, next: null, previous: null });
   });
+
+  it("orders by creation time before id: a request dated earlier comes after a newer one, whatever its id", async () => {
+    const [owner, requester] = await Promise.all([passwordSession(), makeUser()]);
+    const bundle = await createBundle({ ownerId: owner.user.id, name: "Dated" });
+    const at = nowMs();
+    const made = async (createdAt: number) =>
+      (
+        await write((tx) =>
+          tx.permissionRequest.create({
+            data: {
+              tokenDigest: digest(randomSecret()), bundleId: bundle.id, userAllowedId: requester.id, userTargetId: owner.user.id, requestedById: requester.id,
+              redeemUrl: `${BASE}/redeem`, ttl: 7200, status: "pending", pendingKey: null, createdAt: new Date(createdAt), expiresAt: new Date(createdAt + 7200_000),
+            },
+          }),
+        )
+      ).id;
+    const newer = await made(at);
+    const older = await made(at - 3600_000); // written second (the larger id), but an hour older
+    expect(older).toBeGreaterThan(newer);
+    const listed = await call("GET", LIST, { token: owner.accessToken });
+    expect({ status: listed.status, ids: (listed.json.objects as { id: number }[]).map((o) => o.id) }).toEqual({ status: 200, ids: [newer, older] });
+  });
 });

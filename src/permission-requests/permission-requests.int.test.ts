@@ -575,10 +575,11 @@ describe("redeem a token (PUT)", () => {
     const putId = await call("PUT", body.resource_uri, { headers: await page(s.owner.user) });
     expect(putId.status).toBe(405);
     expect(putId.headers.get("allow")).toBe("GET, DELETE, OPTIONS, HEAD");
-    expect(putId.json).toEqual({ error: expect.stringMatching(/^method not allowed/) });
+    expect(putId.json).toEqual({ error: "method not allowed: a permission request's resource_uri is not its redeem address" });
     const deleteToken = await call("DELETE", tokenPath(token), { headers: await page(s.owner.user) });
     expect(deleteToken.status).toBe(405);
     expect(deleteToken.headers.get("allow")).toBe("GET, PUT, OPTIONS, HEAD");
+    expect(deleteToken.json).toEqual({ error: "method not allowed: delete a request at its resource_uri" });
     const post = await call("POST", body.resource_uri, { token: s.owner.accessToken, body: {} });
     expect(post.status).toBe(405);
     expect((await call("GET", tokenPath(token), { token: s.owner.accessToken })).json.status).toBe("pending");

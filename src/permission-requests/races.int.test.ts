@@ -6,13 +6,14 @@
 // have arrived (src/testing/race.ts), so every test shows that they overlapped: `barrier.arrived` counts
 // the handlers that had started before any of them could go on. holdClaims() then lines a delete and a
 // redeem up in each order, to show what happens to the one that read the record before the other committed.
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import * as keyRoute from "../../app/api/bundle_permission_request/[key]/route";
 import * as listRoute from "../../app/api/bundle_permission_request/route";
-import { nowMs } from "@/clock";
+import { advanceClock, nowMs, resetClock } from "@/clock";
+import { env } from "@/env";
 import { createBundle } from "@/bundles/create-bundle";
 import { digest, randomSecret } from "@/server/crypto";
-import { db, write } from "@/server/db";
+import { db, driver, write } from "@/server/db";
 import { BASE, call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
 import { Barrier, heldBody, heldParams, holdClaims, together } from "@/testing/race";
@@ -224,5 +225,56 @@ describe("concurrent creates", () => {
     expect(statuses.filter((status) => status === 429)).toHaveLength(5);
     for (const res of results.filter((r) => r.status === 429)) expect(res.json).toEqual({ error: "rate_limited" });
     expect(await (await db()).mailMessage.count({ where: { to: owner.email } })).toBe(20);
+  });
+});
+
+// What changes while a request waits at its claim, after it read the record. These need the clock or a row to
+// change while a claim waits without having read its time yet: on SQLite a claim waits for the transaction
+// lock before its transaction starts (src/testing/race.ts), on PostgreSQL it has read its time and waits
+// inside its transaction for the row lock, so the expiry case cannot be lined up there.
+describe.runIf(env().database.kind === "sqlite")("what happens to the record while a claim waits (SQLite)", () => {
+  afterEach(() => resetClock());
+
+  /** Deletes a bundle at once (its requests go with it), on the connection, while the test holds the lock. */
+  const deleteBundleNow = async (bundleId: number) => {
+    const d = await driver();
+    if (d.kind !== "sqlite") throw new Error("SQLite only");
+    d.connection.prepare(`DELETE FROM "Bundle" WHERE "id" = ?`).run(bundleId);
+  };
+
+  it("a token that expires while its redeem waits at the claim is not redeemed: 410, and no bundle permission", async () => {
+    const r = await pendingRequest();
+    const ownerToken = await bearer(r.owner, true);
+    const hold = await holdClaims("PermissionRequest", r.id);
+    const redeem = send(keyRoute.PUT, "PUT", r.token, ownerToken);
+    await hold.waitForClaims(1); // it read the request while it was pending
+    advanceClock(WEEK_MS + 1_000);
+    await hold.release();
+    expect(await redeem).toEqual({ status: 410, json: { error: "this request has expired" } });
+    expect(await stored(r.id)).toMatchObject({ status: "pending", redeemedAt: null });
+    expect(await permissions(r.bundle.id)).toBe(0);
+  });
+
+  it("a redeem whose request is deleted with its bundle while it waits at the claim answers 404", async () => {
+    const r = await pendingRequest();
+    const ownerToken = await bearer(r.owner, true);
+    const hold = await holdClaims("PermissionRequest", r.id);
+    const redeem = send(keyRoute.PUT, "PUT", r.token, ownerToken);
+    await hold.waitForClaims(1);
+    await deleteBundleNow(r.bundle.id);
+    await hold.release();
+    expect(await redeem).toEqual({ status: 404, json: { error: "no such permission request token" } });
+    expect(await (await db()).permissionRequest.findUnique({ where: { id: r.id } })).toBeNull();
+  });
+
+  it("a delete whose request is deleted with its bundle while it waits at the claim answers 404", async () => {
+    const r = await pendingRequest();
+    const requesterToken = await bearer(r.requester);
+    const hold = await holdClaims("PermissionRequest", r.id);
+    const remove = send(keyRoute.DELETE, "DELETE", String(r.id), requesterToken);
+    await hold.waitForClaims(1);
+    await deleteBundleNow(r.bundle.id);
+    await hold.release();
+    expect(await remove).toEqual({ status: 404, json: { error: "no such permission request" } });
   });
 });
