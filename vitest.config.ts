@@ -1,10 +1,24 @@
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 // The tests' database: TEST_DATABASE_URL (PostgreSQL in CI), else a fresh SQLite file for this run.
 // DATABASE_URL is never used, so that `npm test` cannot touch a developer's own database.
 const databaseUrl = process.env.TEST_DATABASE_URL || `file:./.data/test/run-${process.pid}.db`;
 process.env.DATABASE_URL = databaseUrl;
+
+// Under Stryker (it sets STRYKER_MUTATOR_WORKER in its test runners), the test files whose every assertion is
+// about a child process (the CLI, `npm run dev`/`npm start`, server instances) are left out: a mutant is
+// active only inside the test runner's own process, so these can never kill one, and they are the slowest
+// files of the suite. `npm test` runs them as always.
+const CHILD_PROCESS_TESTS = [
+  "scripts/serve.int.test.ts",
+  "src/cli/cli.int.test.ts",
+  "src/email/delivery-instances.int.test.ts",
+  "src/http/log-lines.int.test.ts",
+  "src/maintenance/prune-then-404.int.test.ts",
+  "src/oauth/rate-limit-instances.int.test.ts",
+];
+const underStryker = process.env.STRYKER_MUTATOR_WORKER !== undefined;
 
 export default defineConfig({
   resolve: {
@@ -15,7 +29,10 @@ export default defineConfig({
   },
   test: {
     include: ["src/**/*.test.ts", "app/**/*.test.ts", "scripts/**/*.test.ts"],
+    exclude: [...configDefaults.exclude, ...(underStryker ? CHILD_PROCESS_TESTS : [])],
     globalSetup: ["src/testing/global-setup.ts"],
+    // Does nothing except under Stryker (see the file).
+    setupFiles: ["src/testing/stryker-preload.ts"],
     env: {
       NODE_ENV: "test",
       DATABASE_URL: databaseUrl,

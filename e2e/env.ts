@@ -5,6 +5,8 @@ const port = Number(process.env.E2E_PORT ?? 3210);
 export const callbackPort = Number(process.env.E2E_CALLBACK_PORT ?? 4999);
 
 export const baseURL = `http://localhost:${port}`;
+/** A second server some specs start themselves (another configuration of the same build); E2E_EXTRA_PORT. */
+export const extraPort = Number(process.env.E2E_EXTRA_PORT ?? port + 1000);
 
 export const e2eEnv = {
   NODE_ENV: "production",

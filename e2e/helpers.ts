@@ -73,6 +73,13 @@ export async function startCallbackServer(): Promise<() => Promise<void>> {
       ? "<script>window.implicitResult = Object.fromEntries(new URLSearchParams(location.hash.slice(1)));" +
         "history.replaceState(null, '', location.pathname + location.search);</script>"
       : "";
+    // /frame?src=URL is a page of another origin that puts URL in a frame (the framing tests).
+    const url = new URL(req.url ?? "/", "http://localhost");
+    if (url.pathname === "/frame") {
+      const src = (url.searchParams.get("src") ?? "").replace(/"/g, "&quot;");
+      res.end(`<!doctype html><title>Framer</title><iframe id="framed" src="${src}" onload="window.framedLoaded = true"></iframe>`);
+      return;
+    }
     res.end(`<!doctype html><title>Callback</title><p>callback reached</p>${spa}`);
   });
   await new Promise<void>((resolve) => server.listen(callbackPort, resolve));

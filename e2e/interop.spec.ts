@@ -74,8 +74,11 @@ test.describe("openid-client", () => {
     const user = newUser();
     await signIn(page, user.email);
     await expect(page.getByText("Signed in as")).toBeVisible();
-    for (const isPublic of [false, true]) {
-      const registered = client("authorization_code", newUser().email, CALLBACK, ...(isPublic ? ["--public"] : []));
+    // Registered before any request: the CLI runs synchronously, and a pause of more than the server's
+    // keep-alive timeout between two requests of openid-client's pool made the next one fail ("other side
+    // closed") on a loaded machine.
+    const clients = [false, true].map((isPublic) => ({ isPublic, registered: client("authorization_code", newUser().email, CALLBACK, ...(isPublic ? ["--public"] : [])) }));
+    for (const { isPublic, registered } of clients) {
       const config = await openid.discovery(new URL(baseURL), registered.client_id, registered.client_secret ?? undefined, isPublic ? openid.None() : undefined, {
         algorithm: "oauth2",
         execute: [openid.allowInsecureRequests],

@@ -102,8 +102,14 @@ test("authorization code flow: sign-in, consent, redirect with code, exchange wi
   again.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(verifier));
   await page.goto(again.toString());
   await expectAt(page, CALLBACK);
-  expect(new URL(page.url()).searchParams.get("code")).toBeTruthy();
   expect(new URL(page.url()).searchParams.get("state")).toBe("second");
+  // The code issued without asking again is a real one: it exchanges for tokens of the same user.
+  const secondParams = oauth.validateAuthResponse(as, client, new URL(page.url()), "second");
+  const second = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretPost(registered.client_secret!), secondParams, CALLBACK, verifier, insecure);
+  const secondTokens = await oauth.processAuthorizationCodeResponse(as, client, second);
+  expect(secondTokens.scope).toBe("readonly readwrite");
+  const meAgain = await request.get(`/api/user/${user.id}/`, { headers: { authorization: `Bearer ${secondTokens.access_token}` } });
+  expect((await meAgain.json()).email).toBe(user.email);
 });
 
 test("Deny sends the user back with access_denied and the state", async ({ page }) => {

@@ -3,7 +3,7 @@
 // in-process on rows dated into the past; the clock is never advanced for them, because the database is
 // shared with test files running at the same time and an advanced clock would prune their live rows.
 import { randomBytes } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { nowMs } from "@/clock";
 import { listMail } from "@/email/list-mail";
 import { pruneTokens } from "@/maintenance/prune-tokens";
@@ -15,6 +15,9 @@ import { makeClient, makeUser, passwordSession, uniqueEmail } from "@/testing/fa
 import { verifyPassword } from "@/users/passwords";
 
 const cli = runCli;
+// Most tests start the CLI several times, each a new Node process loading tsx: on a loaded machine (2 cores
+// shared by several suites) one start can take 10 s, so the file allows each test two minutes.
+vi.setConfig({ testTimeout: 120_000 });
 
 /** Runs a --json command that must succeed, and returns its one JSON value. */
 async function cliJson(...args: string[]): Promise<unknown> {

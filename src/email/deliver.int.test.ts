@@ -95,6 +95,36 @@ describe("deliverDue()", () => {
     expect(STALE_CLAIM_MS).toBeLessThanOrEqual(5 * MINUTE);
   });
 
+  it("retries a failing message on the contract's schedule: first within a minute, then growing waits of at most 30 minutes, up to a limit", async () => {
+    // CONTRACT.md 6 and 11: read off the outbox as deliveries fail, not copied from the code's table.
+    const { id } = await newMessage();
+    const { transport, calls } = scripted("fail");
+    const waits: number[] = [];
+    for (let attempt = 1; attempt <= 50; attempt++) {
+      expect((await deliverDue({ transport, ids: [id] })).failed).toBe(1);
+      const current = await row(id);
+      if (current.status === "failed") break;
+      expect(current).toMatchObject({ status: "pending", attempts: attempt });
+      // The wait from the failed attempt (claimed, then refused at once) to the next one, in whole seconds.
+      waits.push(Math.round((current.nextAttemptAt.getTime() - current.claimedAt!.getTime()) / 1000) * 1000);
+      // Not tried before it is due; tried once it is.
+      advanceClock(current.nextAttemptAt.getTime() - nowMs() - 1_000);
+      expect((await deliverDue({ transport, ids: [id] })).failed).toBe(0);
+      advanceClock(1_000);
+    }
+    expect(waits[0]).toBeGreaterThan(0);
+    expect(waits[0]).toBeLessThanOrEqual(MINUTE);
+    for (let i = 1; i < waits.length; i++) expect(waits[i]).toBeGreaterThanOrEqual(waits[i - 1]!);
+    expect(waits.at(-1)!).toBeGreaterThan(4 * waits[0]!);
+    expect(Math.max(...waits)).toBeLessThanOrEqual(30 * MINUTE);
+    // A limit: the message ended failed after a handful of attempts, and nothing tries it again.
+    expect((await row(id)).status).toBe("failed");
+    expect(calls.length).toBe(waits.length + 1);
+    expect(calls.length).toBeLessThanOrEqual(20);
+    advanceClock(24 * 60 * MINUTE);
+    expect(await deliverDue({ transport, ids: [id] })).toEqual({ sent: 0, failed: 0, gaveUp: 0, delivering: true });
+  });
+
   it(`gives up after ${MAX_ATTEMPTS} attempts: the message stays failed with its last error, and is not tried again`, async () => {
     const { id } = await newMessage();
     const { transport, calls } = scripted("fail");

@@ -48,6 +48,7 @@ describe("bearer authentication on /api/user/<id>/", () => {
       const res = await call("GET", `/api/user/${user.id}/`, { headers: { authorization } });
       expect(res.status, authorization).toBe(401);
       expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api", error="invalid_token", DPoP realm="api", algs="ES256 RS256", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api"');
+      expect(res.json).toEqual({ error: "invalid or expired token" });
     }
     advanceClock(3600 * 1000 + 1000);
     const expired = await call("GET", `/api/user/${user.id}/`, { token: accessToken });
@@ -55,11 +56,28 @@ describe("bearer authentication on /api/user/<id>/", () => {
     expect(expired.headers.get("www-authenticate")).toBe('Bearer realm="api", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api", error="invalid_token", DPoP realm="api", algs="ES256 RS256", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api"');
   });
 
-  it("never authenticates with a token in the query string or the body", async () => {
+  it("never authenticates with a token in the query string", async () => {
     const { user, accessToken } = await passwordSession("readonly");
     const res = await call("GET", `/api/user/${user.id}/?access_token=${accessToken}`);
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api", DPoP realm="api", algs="ES256 RS256", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api"');
+    expect(res.json).toEqual({ error: "authentication required" });
+  });
+
+  it.each([
+    ["a JSON body", "application/json", (token: string) => JSON.stringify({ name: "Not mine", access_token: token })],
+    ["JSON sent as text/plain", "text/plain;charset=UTF-8", (token: string) => JSON.stringify({ name: "Not mine", access_token: token })],
+    ["a form body", "application/x-www-form-urlencoded", (token: string) => new URLSearchParams({ name: "Not mine", access_token: token }).toString()],
+  ])("never authenticates with a token in %s (RFC 6750 2.2 is not offered), and creates nothing", async (_name, type, body) => {
+    const { user, accessToken } = await passwordSession("readonly readwrite");
+    const res = await call("POST", "/api/bundle/", { headers: { "content-type": type }, raw: body(accessToken) });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api", DPoP realm="api", algs="ES256 RS256", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api"');
+    expect(res.json).toEqual({ error: "authentication required" });
+    const query = await call("POST", `/api/bundle/?access_token=${accessToken}`, { body: { name: "Not mine" } });
+    expect({ status: query.status, body: query.json }).toEqual({ status: 401, body: { error: "authentication required" } });
+    const { db } = await import("@/server/db");
+    expect(await (await db()).bundle.count({ where: { ownerId: user.id } })).toBe(0);
   });
 
   it("answers 403 insufficient_scope when the token lacks the scope", async () => {
@@ -69,6 +87,7 @@ describe("bearer authentication on /api/user/<id>/", () => {
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(403);
     expect((error as ApiError).headers["WWW-Authenticate"]).toBe('Bearer realm="api", error="insufficient_scope", scope="readwrite"');
+    expect((error as ApiError).error).toBe("this token lacks the readwrite scope");
     // readwrite covers readonly.
     const rw = await passwordSession("readwrite");
     const ok = await authenticate(new Request(BASE + "/api/x", { headers: { authorization: `Bearer ${rw.accessToken}` } }), "readonly");
@@ -116,6 +135,13 @@ describe("session-cookie authentication for the service's own pages", () => {
     const crossOrigin = new Request(BASE + "/api/x", { method: "POST", headers: { cookie, origin: "https://evil.example" } });
     const error = await authenticate(crossOrigin, "readwrite").catch((e: unknown) => e);
     expect((error as ApiError).status).toBe(403);
+    expect((error as ApiError).error).toBe("cross-origin request refused: send a bearer token");
+    // A write without any Origin is refused too; reads need none.
+    const noOrigin = await authenticate(new Request(BASE + "/api/x", { method: "DELETE", headers: { cookie } }), "readwrite").catch((e: unknown) => e);
+    expect((noOrigin as ApiError).status).toBe(403);
+    for (const method of ["GET", "HEAD", "OPTIONS"]) {
+      expect((await authenticate(new Request(BASE + "/api/x", { method, headers: { cookie, origin: "https://evil.example" } }), "readonly")).via).toBe("session");
+    }
     const sameOrigin = new Request(BASE + "/api/x", { method: "POST", headers: { cookie, origin: BASE } });
     expect((await authenticate(sameOrigin, "readwrite")).via).toBe("session");
   });

@@ -57,4 +57,53 @@ describe("readBody", () => {
     const error = await failure(readBody(request("{", "application/json"), { invalidMessage: "invalid_request" }));
     expect(error.error).toBe("invalid_request");
   });
+
+  it("takes a body of exactly 64 KiB, declared or not, and names the limit when refusing a larger one", async () => {
+    const exact = JSON.stringify({ a: "x".repeat(MAX_BODY_BYTES - 8) });
+    expect(exact.length).toBe(MAX_BODY_BYTES);
+    expect(await readBody(request(exact, "application/json", { "content-length": String(MAX_BODY_BYTES) }))).toEqual({ a: "x".repeat(MAX_BODY_BYTES - 8) });
+    const declared = await failure(readBody(request("{}", "application/json", { "content-length": String(MAX_BODY_BYTES + 1) })));
+    expect({ status: declared.status, error: declared.error }).toEqual({ status: 413, error: "body: larger than 64 KiB" });
+    const oauth = await failure(readBody(request("{}", "application/json", { "content-length": String(MAX_BODY_BYTES + 1) }), { invalidMessage: "invalid_request" }));
+    expect({ status: oauth.status, error: oauth.error }).toEqual({ status: 413, error: "invalid_request" });
+  });
+
+  it("reads a request without any body as empty", async () => {
+    const bodiless = new Request("http://x/api", { method: "POST", headers: { "content-type": "application/json" } });
+    expect(await readBody(bodiless, { allowEmpty: true })).toEqual({});
+    const refused = await failure(readBody(new Request("http://x/api", { method: "POST" })));
+    expect({ status: refused.status, error: refused.error }).toEqual({ status: 400, error: "body: must be a JSON object" });
+  });
+
+  it("refuses bytes that are not UTF-8 with 400", async () => {
+    const bytes = new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
+    const raw = (options = {}) => readBody(new Request("http://x/api", { method: "POST", headers: { "content-type": "application/json" }, body: bytes }), options);
+    const plain = await failure(raw());
+    expect({ status: plain.status, error: plain.error }).toEqual({ status: 400, error: "body: not valid UTF-8" });
+    const oauth = await failure(raw({ invalidMessage: "invalid_request" }));
+    expect({ status: oauth.status, error: oauth.error }).toEqual({ status: 400, error: "invalid_request" });
+  });
+
+  it("reads JSON without a content type, except where forms are taken, and names the type it refuses", async () => {
+    // A string body gets text/plain from the Request constructor; bytes get no content type at all.
+    const untyped = () => new Request("http://x/api", { method: "POST", body: new TextEncoder().encode('{"a":1}') });
+    expect(untyped().headers.get("content-type")).toBeNull();
+    expect(await readBody(untyped())).toEqual({ a: 1 });
+    const formless = await failure(readBody(untyped(), { form: true }));
+    expect({ status: formless.status, error: formless.error }).toEqual({ status: 415, error: "content type (none) is not supported; send application/json" });
+    const xml = await failure(readBody(request("<a/>", "Application/XML; charset=utf-8")));
+    expect({ status: xml.status, error: xml.error }).toEqual({ status: 415, error: "content type application/xml is not supported; send application/json" });
+    expect(await readBody(request('{"a":2}', " Application/JSON ; charset=utf-8"))).toEqual({ a: 2 });
+    const oauth = await failure(readBody(request("<a/>", "application/xml"), { form: true, invalidMessage: "invalid_request" }));
+    expect({ status: oauth.status, error: oauth.error }).toEqual({ status: 415, error: "invalid_request" });
+  });
+
+  it("refuses a repeated form parameter, and malformed JSON on OAuth endpoints, with the OAuth code", async () => {
+    const repeated = await failure(readBody(request("a=1&a=2", "application/x-www-form-urlencoded"), { form: true, invalidMessage: "invalid_request" }));
+    expect({ status: repeated.status, error: repeated.error }).toEqual({ status: 400, error: "invalid_request" });
+    const malformed = await failure(readBody(request("{", "application/json"), { form: true, invalidMessage: "invalid_request" }));
+    expect({ status: malformed.status, error: malformed.error }).toEqual({ status: 400, error: "invalid_request" });
+    const array = await failure(readBody(request("[1]", "text/plain")));
+    expect({ status: array.status, error: array.error }).toEqual({ status: 400, error: "body: must be a JSON object" });
+  });
 });

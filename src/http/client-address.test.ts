@@ -18,4 +18,24 @@ describe("client address (CONTRACT.md 1)", () => {
     expect(clientAddressFromForwarded(null, false)).toBe(UNKNOWN_ADDRESS);
     expect(clientAddressFromForwarded(" , ", true)).toBe(UNKNOWN_ADDRESS);
   });
+
+  it("unwraps only a whole IPv4-mapped address, with octets of any length, and lower-cases IPv6", () => {
+    expect(clientAddressFromForwarded("::ffff:10.20.30.40", false)).toBe("10.20.30.40");
+    expect(clientAddressFromForwarded("::FFFF:192.168.100.200", false)).toBe("192.168.100.200");
+    expect(clientAddressFromForwarded("1::ffff:10.0.0.1", false)).toBe("1::ffff:10.0.0.1");
+    expect(clientAddressFromForwarded("::ffff:1.2.3.4.5", false)).toBe("::ffff:1.2.3.4.5");
+    expect(clientAddressFromForwarded("FE80::1", false)).toBe("fe80::1");
+  });
+
+  it("refuses an entry with anything but address characters, before or after them", () => {
+    for (const entry of ["zz1.2.3.4", "1.2.3.4zz", "1.2.3.4 5", "unknown", "1", "a".repeat(46)]) {
+      expect(clientAddressFromForwarded(entry, false), entry).toBe(UNKNOWN_ADDRESS);
+    }
+    expect(UNKNOWN_ADDRESS).toBe("unknown");
+    expect(clientAddressFromForwarded("a".repeat(45), false)).toBe("a".repeat(45));
+  });
+
+  it("with TRUST_PROXY=1 and exactly two entries, believes the first (our proxy's)", () => {
+    expect(clientAddressFromForwarded("198.51.100.4, 10.0.0.2", true)).toBe("198.51.100.4");
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "@/http/errors";
-import { route } from "@/http/route";
+import { isCookieRequest, param, route } from "@/http/route";
 
 const context = { params: Promise.resolve({}) };
 const get = (handler: () => Promise<Response>, options = {}) => route({ GET: handler }, options).GET(new Request("http://x/api/thing/5"), context);
@@ -48,5 +48,73 @@ describe("the one error path of every /api route", () => {
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("GET, OPTIONS, HEAD");
     expect(await res.json()).toEqual({ error: "method not allowed" });
+  });
+
+  it("answers OPTIONS with 204 and Allow, listing HEAD only where there is a GET", async () => {
+    const readable = route({ GET: async () => new Response("ok"), DELETE: async () => new Response(null, { status: 204 }) });
+    const options = await readable.OPTIONS(new Request("http://x/api/thing/5", { method: "OPTIONS" }), context);
+    expect({ status: options.status, allow: options.headers.get("allow") }).toEqual({ status: 204, allow: "GET, DELETE, OPTIONS, HEAD" });
+    const writeOnly = route({ POST: async () => new Response("ok") });
+    const preflight = await writeOnly.OPTIONS(new Request("http://x/api/thing", { method: "OPTIONS" }), context);
+    expect(preflight.headers.get("allow")).toBe("POST, OPTIONS");
+    const patch = await writeOnly.PATCH(new Request("http://x/api/thing", { method: "PATCH" }), context);
+    expect({ status: patch.status, allow: patch.headers.get("allow") }).toEqual({ status: 405, allow: "POST, OPTIONS" });
+    const put = await writeOnly.PUT(new Request("http://x/api/thing", { method: "PUT" }), context);
+    expect(put.status).toBe(405);
+  });
+
+  it("answers a 405 on an OAuth endpoint with invalid_request", async () => {
+    const oauth = route({ POST: async () => new Response("ok") }, { kind: "oauth" });
+    const res = await oauth.GET(new Request("http://x/api/token"), context);
+    expect({ status: res.status, body: await res.json() }).toEqual({ status: 405, body: { error: "invalid_request" } });
+  });
+
+  it("adds CORS for bearer requests: any origin, the exposed headers, and on a preflight the methods, headers and max age", async () => {
+    const handlers = route({ GET: async () => new Response("ok") }, { cors: true });
+    const plain = await handlers.GET(new Request("http://x/api/thing", { headers: { authorization: "Bearer t", origin: "https://app.example" } }), context);
+    expect(Object.fromEntries([...plain.headers].filter(([name]) => name.startsWith("access-control") || name === "vary"))).toEqual({
+      "access-control-allow-origin": "*",
+      "access-control-expose-headers": "WWW-Authenticate, Location, Retry-After, Allow",
+      vary: "Origin",
+    });
+    const preflight = await handlers.OPTIONS(new Request("http://x/api/thing", { method: "OPTIONS", headers: { origin: "https://app.example" } }), context);
+    expect(Object.fromEntries([...preflight.headers].filter(([name]) => name.startsWith("access-control")))).toEqual({
+      "access-control-allow-origin": "*",
+      "access-control-expose-headers": "WWW-Authenticate, Location, Retry-After, Allow",
+      "access-control-allow-methods": "GET, OPTIONS, HEAD",
+      "access-control-allow-headers": "Authorization, Content-Type",
+      "access-control-max-age": "600",
+    });
+    const withoutCors = await route({ GET: async () => new Response("ok") }).GET(new Request("http://x/api/thing", { headers: { origin: "https://app.example" } }), context);
+    expect(withoutCors.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("never adds CORS to a request that a session cookie would authenticate", async () => {
+    const handlers = route({ GET: async () => new Response("ok") }, { cors: true });
+    for (const cookie of ["next-auth.session-token=x", "a=1; next-auth.session-token.0=x", "__Secure-next-auth.session-token=x"]) {
+      const request = new Request("http://x/api/thing", { headers: { cookie, origin: "https://evil.example" } });
+      expect(isCookieRequest(request), cookie).toBe(true);
+      expect((await handlers.GET(request, context)).headers.get("access-control-allow-origin")).toBeNull();
+    }
+    expect(isCookieRequest(new Request("http://x", { headers: { cookie: "other=next-auth.session-token" } }))).toBe(false);
+    expect(isCookieRequest(new Request("http://x", { headers: { cookie: "xnext-auth.session-token=1" } }))).toBe(false);
+    expect(isCookieRequest(new Request("http://x", { headers: { cookie: "next-auth.session-token=x", authorization: "Bearer t" } }))).toBe(false);
+    expect(isCookieRequest(new Request("http://x"))).toBe(false);
+  });
+
+  it("answers 500 server_error when a handler throws something that is not an Error at all", async () => {
+    for (const thrown of [null, undefined, "a string", 42]) {
+      const res = await get(async () => {
+        throw thrown;
+      });
+      expect({ status: res.status, body: await res.json() }).toEqual({ status: 500, body: { error: "server_error" } });
+    }
+  });
+
+  it("reads a route parameter as one string", async () => {
+    const params = (value: Record<string, string | string[] | undefined>) => ({ params: Promise.resolve(value) });
+    expect(await param(params({ key: "abc" }), "key")).toBe("abc");
+    expect(await param(params({ rest: ["a", "b", "c"] }), "rest")).toBe("a/b/c");
+    expect(await param(params({}), "key")).toBe("");
   });
 });

@@ -15,14 +15,24 @@ describe("scopes", () => {
     expect(parseScope(" , ")).toBeNull();
   });
 
-  it("refuses an unknown scope with invalid_scope", () => {
-    expect(() => parseScope("readonly admin")).toThrow(OAuthError);
+  /** What parseScope throws for `raw`, or null when it does not throw. */
+  const failure = (raw: string): unknown => {
     try {
-      parseScope("READONLY");
+      parseScope(raw);
+      return null;
     } catch (error) {
-      expect((error as OAuthError).code).toBe("invalid_scope");
+      return error;
     }
-  });
+  };
+
+  it.each(["readonly admin", "admin", "READONLY", "ReadWrite", "readonly Readwrite", "read only"])(
+    "refuses %j with invalid_scope: unknown names, and known ones in another case (scopes are case-sensitive, RFC 6749 3.3)",
+    (raw) => {
+      const error = failure(raw);
+      expect(error).toBeInstanceOf(OAuthError);
+      expect({ code: (error as OAuthError).code, status: (error as OAuthError).status }).toEqual({ code: "invalid_scope", status: 400 });
+    },
+  );
 
   it("lets readwrite cover readonly but not the other way round", () => {
     expect(allows(["readwrite"], "readonly")).toBe(true);

@@ -42,6 +42,12 @@ export type Driver =
       connection: BetterSqlite3.Database;
       /** Runs `fn` (synchronous: nothing can interleave) while no Prisma transaction is open on the connection. */
       exclusive: <T>(fn: () => T) => Promise<T>;
+      /**
+       * For tests that line requests up at their claims (src/testing/race.ts): takes the transaction lock
+       * without opening a transaction, so reads go on while every transaction queues; and how many queue.
+       */
+      hold: () => Promise<() => void>;
+      queued: () => number;
     }
   | { kind: "postgresql"; pool: pg.Pool };
 
@@ -64,6 +70,9 @@ class Lock {
   private readonly waiting: Array<() => void> = [];
   get locked(): boolean {
     return this.held;
+  }
+  get queued(): number {
+    return this.waiting.length;
   }
   acquire(): Promise<() => void> {
     if (!this.held) {
@@ -154,6 +163,8 @@ function createClient(): { client: Db; init: (client: Db) => Promise<void> } {
           release();
         }
       },
+      hold: () => lock.acquire(),
+      queued: () => lock.queued,
     };
   });
   const client = new SqliteClient({ adapter });

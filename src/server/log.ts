@@ -15,8 +15,12 @@ export function redact(text: string): string {
 
 function write(level: Level, message: string, fields: Record<string, unknown> = {}): void {
   if (LEVELS[level] < LEVELS[env().logLevel]) return;
-  const line = JSON.stringify({ time: new Date().toISOString(), level, message: redact(message), ...fields });
-  (level === "error" || level === "warn" ? process.stderr : process.stdout).write(redact(line) + "\n");
+  // Each string is redacted on its own: redacting the serialized line would let a token path run on over the
+  // closing quote and swallow the fields after it (or leave the line unterminated).
+  const line = JSON.stringify({ time: new Date().toISOString(), level, message, ...fields }, (_key, value: unknown) =>
+    typeof value === "string" ? redact(value) : value,
+  );
+  (level === "error" || level === "warn" ? process.stderr : process.stdout).write(line + "\n");
 }
 
 export const log = {
