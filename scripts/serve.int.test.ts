@@ -64,12 +64,14 @@ describe("npm run dev", () => {
       bundles: db.prepare(`SELECT name FROM "Bundle"`).all(),
     }));
     expect(seeded).toEqual({
-      users: [{ email: "alice@example.com" }, { email: "bob@example.com" }],
+      users: [{ email: "alice@example.com" }, { email: "bob@example.com" }, { email: "carol@example.com" }],
       clients: [
         { grantType: "authorization_code", isPublic: 0, firstParty: 0 },
         { grantType: "client_credentials", isPublic: 0, firstParty: 0 },
         { grantType: "device_code", isPublic: 1, firstParty: 0 },
         { grantType: "implicit", isPublic: 0, firstParty: 0 },
+        { grantType: "password", isPublic: 0, firstParty: 0 },
+        { grantType: "password", isPublic: 0, firstParty: 1 },
         { grantType: "password", isPublic: 0, firstParty: 0 },
       ],
       bundles: [{ name: "Alice's photos" }],

@@ -82,7 +82,7 @@ describe("the one error path of every /api route", () => {
       "access-control-allow-origin": "*",
       "access-control-expose-headers": "WWW-Authenticate, Location, Retry-After, Allow",
       "access-control-allow-methods": "GET, OPTIONS, HEAD",
-      "access-control-allow-headers": "Authorization, Content-Type",
+      "access-control-allow-headers": "Authorization, Content-Type, DPoP",
       "access-control-max-age": "600",
     });
     const withoutCors = await route({ GET: async () => new Response("ok") }).GET(new Request("http://x/api/thing", { headers: { origin: "https://app.example" } }), context);

@@ -54,12 +54,13 @@ describe("HTML answers of browser endpoints", () => {
     expect(Object.fromEntries(page.headers)).toEqual({
       "content-type": "text/html; charset=utf-8",
       "cache-control": "no-store",
-      "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      "content-security-policy": expect.stringMatching(/^default-src 'none'; style-src 'sha256-[^']+'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/),
       "x-frame-options": "DENY",
       "referrer-policy": "no-referrer",
+      "x-content-type-options": "nosniff",
     });
     const html = await page.text();
-    expect(html).toContain("<title>&lt;script&gt;&quot;x&quot;&lt;/script&gt;</title>");
+    expect(html).toContain("<title>&lt;script&gt;&quot;x&quot;&lt;/script&gt; · Bundle permissions</title>");
     expect(html).toContain("<h1>&lt;script&gt;&quot;x&quot;&lt;/script&gt;</h1>");
     expect(html).toContain("<p>a &amp; b&#39;s &lt;b&gt;</p>");
     expect(html).not.toContain("<script>");

@@ -60,7 +60,7 @@ describe("the sealed authorization request", () => {
     expect(csrf).toMatch(/^[\w-]{43}$/);
     expect(csrfTokenMatches(s.user.id, s.sealed, csrf)).toBe(true);
     expect(csrfTokenMatches(s.user.id + 1, s.sealed, csrf)).toBe(false);
-    expect(csrfTokenMatches(s.user.id, sealRequest(s.request), csrf)).toBe(false);
+    expect(csrfTokenMatches(s.user.id, sealRequest({ ...s.request, state: `${s.request.state}-other` }), csrf)).toBe(false);
     expect(csrfTokenMatches(s.user.id, s.sealed, csrf.slice(1))).toBe(false);
     expect(csrfTokenMatches(s.user.id, s.sealed, "")).toBe(false);
   });
@@ -70,8 +70,12 @@ describe("the consent screen", () => {
   it("names the client, its owner, the scopes and the redirect host, with the form's CSRF token", async () => {
     const s = await sealedFor();
     expect(await loadConsentScreen(s.sealed, s.user.id)).toEqual({
+      clientId: s.client.client_id,
       clientName: "Sealed App",
       ownerName: "Client Owner",
+      unverified: false, // registered by a person, not by itself (CONTRACT.md 13)
+      logoUri: null,
+      restartUrl: expect.stringMatching(/^\/api\/connect\/oauth2\/auth\/\?response_type=code&client_id=/),
       scopes: ["readonly", "readwrite"],
       redirectHost: "client.example.test:8443",
       csrf: consentCsrfToken(s.user.id, s.sealed),
@@ -154,6 +158,7 @@ describe("introspection answers (RFC 7662 2.2)", () => {
       iat: expect.any(Number),
       sub: String(s.user.id),
       iss: "http://localhost:3000",
+      aud: "http://localhost:3000/api", // RFC 8707: every access token is for the one resource
     });
     expect(Math.abs((access.iat as number) - seconds)).toBeLessThanOrEqual(5);
     const refresh = (await introspect(s, s.refreshToken, "refresh_token")).json as Record<string, unknown>;
