@@ -95,7 +95,7 @@ test("signed-in pages, the consent page and its redirect to the client pass the 
   // Client-side navigation through the header (the router's scripts run under the policy).
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Apps" }).click();
   await expect(page).toHaveURL(/\/settings\/apps$/);
-  await expect(page.getByRole("heading", { name: "Connected apps" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Apps", level: 1 })).toBeVisible();
 
   // The consent page names the client's redirect origin in form-action, and its 303 lands there.
   const client = cli<{ client_id: string }>("client:create", "--owner", user.email, "--name", "Policy Client", "--grant", "authorization_code", "--redirect-uri", CALLBACK);
