@@ -9,7 +9,11 @@
 // database after the process id, relative to the working directory, so every sandbox migrates and uses its own
 // SQLite file (.stryker-tmp/sandbox-*/.data/test/run-<pid>.db). TEST_DATABASE_URL is cleared here, before
 // Stryker starts its test runners (they inherit this environment): two sandboxes must never share a database.
-delete process.env.TEST_DATABASE_URL;
+// MUTATION_TEST_DATABASE_URL runs the mutants on PostgreSQL instead (for the code only PostgreSQL reaches,
+// e.g. the one-statement refresh rotation): one database, so one test runner.
+const postgres = process.env.MUTATION_TEST_DATABASE_URL;
+if (postgres) process.env.TEST_DATABASE_URL = postgres;
+else delete process.env.TEST_DATABASE_URL;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 const config = {
@@ -36,14 +40,14 @@ const config = {
   jsonReporter: { fileName: "reports/mutation/mutation.json" },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true, reportMutants: false },
   incrementalFile: "stryker-incremental.json",
-  concurrency: 2,
+  concurrency: postgres ? 1 : 2,
   // Static mutants (module-level constants, regexes and zod schemas) are covered only while a module loads,
   // so Stryker would run the whole suite for each of them: minutes per mutant on 2 cores. They are left out
   // of the score (reported as "Ignored"); the README lists how many there are.
   ignoreStatic: true,
   // The first run of the whole suite in one thread takes a few minutes on 2 shared cores.
   dryRunTimeoutMinutes: 30,
-  timeoutMS: 20_000,
+  timeoutMS: 10_000,
   thresholds: { high: 90, low: 85, break: null },
   cleanTempDir: true,
 };

@@ -1,24 +1,30 @@
-// One folder at a time, with that folder's own tests only (issue 15): a quick, conservative measure while
-// writing tests. `MUTATE_FOLDER=oauth npx stryker run stryker.folder.config.mjs` mutates src/oauth/ and runs
-// src/oauth/**/*.test.ts; fewer tests can only kill fewer mutants, so its score is a lower bound of what the
-// whole suite scores (`npm run test:mutation`). Results: reports/mutation/<folder>.html and .json; its
-// incremental file (reports/incremental-<folder>.json, not committed) makes the next run of that folder
-// re-test only what changed. MUTATE_TESTS adds test files from elsewhere (comma-separated globs), e.g. the
-// integration tests that exercise the folder through the routes, for a closer (still lower) bound.
+// One folder (or some of its files) at a time, with that folder's own tests (issue 15): a quick, conservative
+// measure while writing tests, and how the committed baseline is built on 2 cores, chunk by chunk (a run
+// writes its results only when it ends). `MUTATE_FOLDER=oauth npx stryker run stryker.folder.config.mjs`
+// mutates src/oauth/ and runs src/oauth/**/*.test.ts; fewer tests can only kill fewer mutants, so its score
+// is a lower bound of what the whole suite scores (`npm run test:mutation`).
+//   MUTATE_TESTS  more test files (comma-separated globs), e.g. the integration tests elsewhere that reach
+//                 the folder through the routes, for a closer (still lower) bound;
+//   MUTATE_FILES  only these files of the folder (comma-separated globs), and MUTATE_NAME names the run.
+// Results: reports/mutation/<name>.html and .json, and reports/incremental-<name>.json (not committed; it makes
+// the next run of the same name re-test only what changed). `tsx scripts/mutation.ts merge` joins runs.
 import base from "./stryker.config.mjs";
 
 const folder = process.env.MUTATE_FOLDER;
 if (!folder) throw new Error("set MUTATE_FOLDER to one of oauth, permission-requests, http, users, email");
+const list = (name) => (process.env[name] ?? "").split(",").filter(Boolean);
+const files = list("MUTATE_FILES");
+const name = process.env.MUTATE_NAME || folder;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 const config = {
   ...base,
-  mutate: [`src/${folder}/**/*.ts`, "!src/**/*.test.ts"],
-  testFiles: [`src/${folder}/**/*.test.ts`, ...(process.env.MUTATE_TESTS ?? "").split(",").filter(Boolean)],
+  mutate: files.length ? files : [`src/${folder}/**/*.ts`, "!src/**/*.test.ts"],
+  testFiles: [`src/${folder}/**/*.test.ts`, ...list("MUTATE_TESTS")],
   incremental: true,
-  incrementalFile: `reports/incremental-${folder}.json`,
-  jsonReporter: { fileName: `reports/mutation/${folder}.json` },
-  htmlReporter: { fileName: `reports/mutation/${folder}.html` },
+  incrementalFile: `reports/incremental-${name}.json`,
+  jsonReporter: { fileName: `reports/mutation/${name}.json` },
+  htmlReporter: { fileName: `reports/mutation/${name}.html` },
   reporters: ["json", "html", "clear-text", "progress"],
 };
 

@@ -1,0 +1,128 @@
+// The mutation baseline (issue 15): stryker-incremental.json, committed like a lock file, holds the result of
+// every mutant of src/oauth, src/permission-requests, src/http, src/users and src/email, with the source of
+// each mutated file and test file it was measured on. This script reads and writes it:
+//
+//   tsx scripts/mutation.ts score [report.json]       the score per folder and in all (default: the baseline)
+//   tsx scripts/mutation.ts changed                    the mutated files and test files that differ from the
+//                                                      baseline, and the tests that covered those files then
+//   tsx scripts/mutation.ts merge <out> <in.json...>   one report from several runs (later ones win per file)
+//
+// Score = (killed + timed out) / (killed + timed out + survived + not covered), Stryker's own definition;
+// static and ignored mutants are outside it (stryker.config.mjs says why).
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+
+type Mutant = { id: string; status: string; coveredBy?: string[]; killedBy?: string[]; [key: string]: unknown };
+type SourceFile = { source: string; mutants: Mutant[]; [key: string]: unknown };
+type TestFile = { source?: string; tests: { id: string; name: string; [key: string]: unknown }[] };
+type Report = { files: Record<string, SourceFile>; testFiles?: Record<string, TestFile>; [key: string]: unknown };
+
+export const BASELINE = "stryker-incremental.json";
+export const FOLDERS = ["src/oauth", "src/permission-requests", "src/http", "src/users", "src/email"];
+const DETECTED = new Set(["Killed", "Timeout"]);
+const COUNTED = new Set(["Killed", "Timeout", "Survived", "NoCoverage"]);
+
+const read = (path: string): Report => JSON.parse(readFileSync(path, "utf8")) as Report;
+
+export type Tally = { detected: number; survived: number; noCoverage: number; counted: number };
+
+export function tally(report: Report, keep: (file: string) => boolean = () => true): Tally {
+  const t: Tally = { detected: 0, survived: 0, noCoverage: 0, counted: 0 };
+  for (const [file, { mutants }] of Object.entries(report.files)) {
+    if (!keep(file)) continue;
+    for (const m of mutants) {
+      if (!COUNTED.has(m.status)) continue;
+      t.counted++;
+      if (DETECTED.has(m.status)) t.detected++;
+      else if (m.status === "Survived") t.survived++;
+      else t.noCoverage++;
+    }
+  }
+  return t;
+}
+
+export const percent = (t: Tally) => (t.counted ? (100 * t.detected) / t.counted : 100);
+
+function score(path: string): number {
+  const report = read(path);
+  const rows = FOLDERS.map((folder) => [folder, tally(report, (f) => f.startsWith(`${folder}/`))] as const);
+  const all = tally(report, (f) => FOLDERS.some((folder) => f.startsWith(`${folder}/`)));
+  console.log("| Folder | Mutants | Killed or timed out | Survived | Not covered | Score |\n|---|---|---|---|---|---|");
+  for (const [name, t] of [...rows, ["all five", all] as const])
+    console.log(`| \`${name}\` | ${t.counted} | ${t.detected} | ${t.survived} | ${t.noCoverage} | ${percent(t).toFixed(1)}% |`);
+  return percent(all);
+}
+
+/** Files whose source on disk differs from the baseline's (or that are new), and the tests to run for them. */
+export function changed(baseline: Report, listSources: () => string[]) {
+  const differs = (path: string, stored: string | undefined) => !existsSync(path) || stored === undefined || readFileSync(path, "utf8") !== stored;
+  const sources = listSources().filter((path) => differs(path, baseline.files[path]?.source));
+  const testFiles = Object.entries(baseline.testFiles ?? {});
+  const changedTests = testFiles.filter(([path, t]) => existsSync(path) && differs(path, t.source)).map(([path]) => path);
+  // The tests that covered a changed file's mutants last time: enough to re-measure it (a lower bound if new
+  // tests elsewhere now reach it), much less than the whole suite.
+  const fileOfTest = new Map<string, string>();
+  for (const [path, t] of testFiles) for (const test of t.tests) fileOfTest.set(test.id, path);
+  const covering = new Set<string>(changedTests);
+  for (const path of sources)
+    for (const m of baseline.files[path]?.mutants ?? [])
+      for (const id of [...(m.coveredBy ?? []), ...(m.killedBy ?? [])]) {
+        const file = fileOfTest.get(id);
+        if (file && existsSync(file)) covering.add(file);
+      }
+  // A changed test file may change the result of any mutant it covers: re-measure those files too.
+  const testIdsChanged = new Set(changedTests.flatMap((path) => baseline.testFiles![path]!.tests.map((t) => t.id)));
+  const reached = Object.entries(baseline.files)
+    .filter(([, f]) => f.mutants.some((m) => (m.coveredBy ?? []).some((id) => testIdsChanged.has(id))))
+    .map(([path]) => path);
+  return { sources: [...new Set([...sources, ...reached])].sort(), tests: [...covering].sort(), changedTests };
+}
+
+/** Several runs' reports as one: test ids renumbered by (file, name), so that mutants keep pointing at theirs. */
+export function merge(reports: Report[]): Report {
+  const out: Report = { ...reports[0]!, files: {}, testFiles: {} };
+  const ids = new Map<string, string>();
+  const idOf = (file: string, name: string) => {
+    const key = `${file}\0${name}`;
+    if (!ids.has(key)) ids.set(key, String(ids.size));
+    return ids.get(key)!;
+  };
+  for (const report of reports) {
+    const local = new Map<string, string>();
+    for (const [path, t] of Object.entries(report.testFiles ?? {})) {
+      const known = out.testFiles![path] ?? { ...t, tests: [] };
+      for (const test of t.tests) {
+        const id = idOf(path, test.name);
+        local.set(test.id, id);
+        if (!known.tests.some((k) => k.id === id)) known.tests.push({ ...test, id });
+      }
+      known.source = t.source;
+      out.testFiles![path] = known;
+    }
+    const remap = (list?: string[]) => list?.map((id) => local.get(id)).filter((id): id is string => id !== undefined);
+    for (const [path, file] of Object.entries(report.files))
+      out.files[path] = { ...file, mutants: file.mutants.map((m) => ({ ...m, coveredBy: remap(m.coveredBy), killedBy: remap(m.killedBy) })) };
+  }
+  return out;
+}
+
+function main(argv: string[]) {
+  const [command, ...args] = argv;
+  if (command === "score") {
+    score(args[0] ?? BASELINE);
+  } else if (command === "changed") {
+    const baseline = read(BASELINE);
+    const list = () =>
+      FOLDERS.flatMap((folder) => readdirSync(folder, { recursive: true, encoding: "utf8" }).map((p) => `${folder}/${p}`))
+        .filter((p) => p.endsWith(".ts") && !p.endsWith(".test.ts"));
+    console.log(JSON.stringify(changed(baseline, list)));
+  } else if (command === "merge" && args.length >= 2) {
+    const [outPath, ...inputs] = args;
+    writeFileSync(outPath!, JSON.stringify(merge(inputs.map(read))));
+    score(outPath!);
+  } else {
+    console.error("usage: tsx scripts/mutation.ts score [report.json] | changed | merge <out.json> <in.json...>");
+    process.exit(2);
+  }
+}
+
+main(process.argv.slice(2));

@@ -1,0 +1,21 @@
+// CI's incremental mutation run (issue 15; scripts/mutation-ci.sh sets the two variables): mutates only the
+// files that differ from the committed baseline (MUTATION_FILES) and runs only the tests that covered them
+// when the baseline was measured, plus changed test files (MUTATION_TESTS), reusing every result the
+// baseline still vouches for. It works on a copy of the baseline, so CI never rewrites the committed file.
+import base from "./stryker.config.mjs";
+
+const list = (name) => (process.env[name] ?? "").split(",").filter(Boolean);
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+const config = {
+  ...base,
+  mutate: list("MUTATION_FILES"),
+  testFiles: list("MUTATION_TESTS"),
+  incremental: true,
+  incrementalFile: "reports/mutation/ci-incremental.json",
+  jsonReporter: { fileName: "reports/mutation/ci.json" },
+  htmlReporter: { fileName: "reports/mutation/ci.html" },
+  reporters: ["json", "html", "clear-text"],
+};
+
+export default config;
