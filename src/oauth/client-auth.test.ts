@@ -11,6 +11,18 @@ describe("client credentials", () => {
     expect(parseBasic("Bearer abc")).toBeNull();
   });
 
+  it("reads Basic only as the header's scheme, in any case (RFC 7617 2, RFC 9110 11.1): another scheme is no client authentication", () => {
+    expect(parseBasic(`basic ${Buffer.from("a:b").toString("base64")}`)).toEqual({ clientId: "a", secret: "b" });
+    expect(parseBasic(`BASIC ${Buffer.from("a:b").toString("base64")}`)).toEqual({ clientId: "a", secret: "b" });
+    // The word appears, but as another scheme's credentials: the body's credentials decide (readCredentials).
+    expect(parseBasic(`Bearer basic ${Buffer.from("a:b").toString("base64")}`)).toBeNull();
+  });
+
+  it("splits Basic credentials at the first colon (RFC 7617 2): the id before it may be empty, the secret after it may hold colons", () => {
+    expect(parseBasic(basic(":s:e:cret"))).toEqual({ clientId: "", secret: "s:e:cret" });
+    expect(parseBasic(basic("id:"))).toEqual({ clientId: "id", secret: "" });
+  });
+
   it("refuses Basic credentials without a colon as invalid_client", () => {
     expect(() => parseBasic(basic("nocolon"))).toThrow(OAuthError);
   });

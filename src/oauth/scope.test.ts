@@ -41,4 +41,13 @@ describe("scopes", () => {
     expect(isSubset(["readwrite"], ["readonly"])).toBe(false);
     expect(formatScope(["readwrite", "readonly"])).toBe("readonly readwrite");
   });
+
+  it("lets readwrite stand in for readonly only: OpenID Connect scopes grant no API scope, and readwrite no OpenID Connect one", () => {
+    expect(allows(["openid", "profile", "email"], "readonly")).toBe(false);
+    expect(allows([], "readonly")).toBe(false);
+    for (const identity of ["openid", "profile", "email"] as const) expect(allows(["readonly", "readwrite"], identity)).toBe(false);
+    expect(allows(["openid", "email"], "email")).toBe(true);
+    // A consent or a refresh token for the API scopes does not cover a new request for the user's e-mail address.
+    expect(isSubset(["readonly", "email"], ["readonly", "readwrite"])).toBe(false);
+  });
 });
