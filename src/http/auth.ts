@@ -93,7 +93,6 @@ export async function presentedAccessToken(request: Request, credentials: Access
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 async function sessionPrincipal(request: Request): Promise<Principal | null> {
-  if (!request.headers.has("cookie")) return null;
   const user = await sessionUserFromRequest(request);
   if (!user) return null;
   if (!SAFE_METHODS.has(request.method) && request.headers.get("origin") !== new URL(env().appUrl).origin) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_BODY_BYTES, readBody } from "@/http/body";
+import { bodyReadAlready, MAX_BODY_BYTES, readBody } from "@/http/body";
 import { ApiError } from "@/http/errors";
 
 const request = (body: string, type?: string, headers: Record<string, string> = {}) =>
@@ -53,6 +53,35 @@ describe("readBody", () => {
     expect((await failure(readBody(request("", "application/json")))).status).toBe(400);
   });
 
+  it("reads a body of white space alone as empty", async () => {
+    expect(await readBody(request(" \r\n\t", "application/json"), { allowEmpty: true })).toEqual({});
+    const refused = await failure(readBody(request(" \n", "application/json")));
+    expect({ status: refused.status, error: refused.error }).toEqual({ status: 400, error: "body: must be a JSON object" });
+  });
+
+  it("stops an upload past 64 KiB: the rest of the stream is cancelled, not read", async () => {
+    let sent = 0;
+    let cancelled = false;
+    const endless = new Request("http://x/api", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: new ReadableStream({
+        pull(controller) {
+          sent += 1024;
+          controller.enqueue(new TextEncoder().encode("x".repeat(1024)));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      }),
+      // @ts-expect-error Node's fetch needs duplex for streamed bodies.
+      duplex: "half",
+    });
+    const error = await failure(readBody(endless));
+    expect({ status: error.status, error: error.error, cancelled }).toEqual({ status: 413, error: "body: larger than 64 KiB", cancelled: true });
+    expect(sent).toBeLessThan(MAX_BODY_BYTES + 64 * 1024);
+  });
+
   it("uses the OAuth error code when asked to", async () => {
     const error = await failure(readBody(request("{", "application/json"), { invalidMessage: "invalid_request" }));
     expect(error.error).toBe("invalid_request");
@@ -96,6 +125,23 @@ describe("readBody", () => {
     expect(await readBody(request('{"a":2}', " Application/JSON ; charset=utf-8"))).toEqual({ a: 2 });
     const oauth = await failure(readBody(request("<a/>", "application/xml"), { form: true, invalidMessage: "invalid_request" }));
     expect({ status: oauth.status, error: oauth.error }).toEqual({ status: 415, error: "invalid_request" });
+  });
+
+  it("takes the bytes the fast lane has read from the socket, under the same 64 KiB and UTF-8 rules", async () => {
+    // The fast lane (src/server/fast-lane.ts) reads the body itself, chunked or not, and hands the bytes over.
+    const laneRequest = (bytes: Uint8Array) => {
+      const request = new Request("http://x/api", { method: "POST", headers: { "content-type": "application/json" } });
+      bodyReadAlready(request, bytes);
+      return request;
+    };
+    const exact = JSON.stringify({ a: "x".repeat(MAX_BODY_BYTES - 8) });
+    expect(await readBody(laneRequest(new TextEncoder().encode(exact)))).toEqual({ a: "x".repeat(MAX_BODY_BYTES - 8) });
+    const over = await failure(readBody(laneRequest(new TextEncoder().encode(exact + " "))));
+    expect({ status: over.status, error: over.error }).toEqual({ status: 413, error: "body: larger than 64 KiB" });
+    const overOauth = await failure(readBody(laneRequest(new TextEncoder().encode(exact + " ")), { invalidMessage: "invalid_request" }));
+    expect({ status: overOauth.status, error: overOauth.error }).toEqual({ status: 413, error: "invalid_request" });
+    const notUtf8 = await failure(readBody(laneRequest(new Uint8Array([0x7b, 0xff, 0x7d]))));
+    expect({ status: notUtf8.status, error: notUtf8.error }).toEqual({ status: 400, error: "body: not valid UTF-8" });
   });
 
   it("refuses a repeated form parameter, and malformed JSON on OAuth endpoints, with the OAuth code", async () => {

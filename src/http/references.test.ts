@@ -25,6 +25,8 @@ describe("references to resources (SPEC.md 2.2)", () => {
     "/api/bundles/7/",
     "/api/user/7/",
     "/api/bundle/7/8/",
+    "/api/bundle/7/8",
+    "/api/bundle//7",
     "/api/bundle/x/",
     "//evil.example/api/bundle/7/",
     "https://evil.example/api/bundle/7/",

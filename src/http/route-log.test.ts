@@ -50,6 +50,18 @@ describe("log lines of failing requests", () => {
     expect(JSON.stringify(log)).not.toContain(TOKEN);
   });
 
+  it("an unexpected error's line carries its stack; an Error without one, its name and message alone", async () => {
+    const thrown = new RangeError("out of range");
+    const { response, log } = await failing("/api/thing", thrown);
+    expect({ status: response.status, body: await response.json() }).toEqual({ status: 500, body: { error: "server_error" } });
+    expect(thrown.stack).toMatch(/\n\s+at /);
+    expect(log).toEqual([expect.objectContaining({ message: "unexpected error", error: `RangeError: out of range\n${thrown.stack}` })]);
+    const stackless = new Error("no trace");
+    delete (stackless as { stack?: string }).stack;
+    const bare = await failing("/api/thing", stackless);
+    expect(bare.log).toEqual([expect.objectContaining({ message: "unexpected error", error: "Error: no trace\n" })]);
+  });
+
   it("a thrown value that is not an Error is logged as text", async () => {
     const { log } = await failing("/api/thing", "plain failure");
     expect(log[0]).toMatchObject({ message: "unexpected error", error: "plain failure" });
@@ -69,5 +81,19 @@ describe("log lines of failing requests", () => {
     const busy = await failing(`/api/oauth2token/${TOKEN}/`, Object.assign(new Error("conflict"), { code: "P2034" }));
     expect(busy.response.status).toBe(503);
     expect(busy.log).toEqual([expect.objectContaining({ level: "warn", message: "database busy", path: "/api/oauth2token/[redacted]/" })]);
+  });
+
+  it("an unreachable database: 'database unavailable' with the redacted path and the last line of the failure", async () => {
+    // Prisma's shape: where it was called, the code around it, and the cause on the last line.
+    const message = "\nInvalid `prisma.accessToken.findUnique()` invocation in\n/app/src/server/fast-sql.ts:42:7\n\n  41 const row =\n→ 42 await prisma.accessToken.findUnique(\n\nCan't reach database server at `db:5432`\n";
+    const { response, log } = await failing(`/api/accesstoken/${TOKEN}`, Object.assign(new Error(message), { code: "P1001" }));
+    expect({ status: response.status, retryAfter: response.headers.get("retry-after"), body: await response.json() }).toEqual({
+      status: 503,
+      retryAfter: "5",
+      body: { error: "database unavailable" },
+    });
+    expect(log).toEqual([
+      expect.objectContaining({ level: "warn", message: "database unavailable", path: "/api/accesstoken/[redacted]", error: "Can't reach database server at `db:5432`" }),
+    ]);
   });
 });

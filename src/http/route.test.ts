@@ -42,6 +42,20 @@ describe("the one error path of every /api route", () => {
     expect(await oauth.json()).toEqual({ error: "temporarily_unavailable" });
   });
 
+  it("answers a database that cannot be reached with a 503 to retry in 5 seconds, an OAuth endpoint with temporarily_unavailable", async () => {
+    const unreachable = () => Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    const fail = async () => {
+      throw unreachable();
+    };
+    for (const [kind, error] of [
+      ["api", "database unavailable"],
+      ["oauth", "temporarily_unavailable"],
+    ] as const) {
+      const res = await get(fail, { kind });
+      expect({ status: res.status, retryAfter: res.headers.get("retry-after"), body: await res.json() }, kind).toEqual({ status: 503, retryAfter: "5", body: { error } });
+    }
+  });
+
   it("answers a method the route does not have with 405, Allow, and JSON", async () => {
     const handlers = route({ GET: async () => new Response("ok") });
     const res = await handlers.DELETE(new Request("http://x/api/thing/5", { method: "DELETE" }), context);
