@@ -172,13 +172,20 @@ describe("deliverDue()", () => {
     expect(await row(live.id)).toMatchObject({ status: "sending", attempts: 1 });
   });
 
-  it("marks failed a message whose last attempt was interrupted", async () => {
-    const { id } = await newMessage();
-    await write((tx) => tx.mailMessage.update({ where: { id }, data: { status: "sending", attempts: MAX_ATTEMPTS, claimedAt: new Date(nowMs() - STALE_CLAIM_MS - 1_000) } }));
+  it("marks failed a message whose last attempt was interrupted, among the messages of the run only; a last attempt still under way is left alone", async () => {
+    const [{ id }, live, other] = [await newMessage(), await newMessage(), await newMessage()];
+    const lastAttempt = (messageId: number, claimedAt: number) =>
+      write((tx) => tx.mailMessage.update({ where: { id: messageId }, data: { status: "sending", attempts: MAX_ATTEMPTS, claimedAt: new Date(claimedAt) } }));
+    await lastAttempt(id, nowMs() - STALE_CLAIM_MS - 1_000);
+    await lastAttempt(live.id, nowMs() - 1_000);
+    await lastAttempt(other.id, nowMs() - STALE_CLAIM_MS - 1_000);
     const { transport, calls } = scripted("ok");
-    await deliverDue({ transport, ids: [id] });
+    expect(await deliverDue({ transport, ids: [id, live.id] })).toEqual({ sent: 0, failed: 0, gaveUp: 0, delivering: true });
     expect(calls).toHaveLength(0);
-    expect(await row(id)).toMatchObject({ status: "failed", lastError: "interrupted during the last attempt" });
+    expect(await row(id)).toMatchObject({ status: "failed", attempts: MAX_ATTEMPTS, lastError: "interrupted during the last attempt" });
+    expect(await row(live.id)).toMatchObject({ status: "sending", attempts: MAX_ATTEMPTS, lastError: null });
+    // Not among the run's messages (delivery right after a response sends that response's mail only).
+    expect(await row(other.id)).toMatchObject({ status: "sending", attempts: MAX_ATTEMPTS, lastError: null });
   });
 
   it("without a transport (no RESEND_API_KEY) claims nothing: the message stays pending in the outbox", async () => {

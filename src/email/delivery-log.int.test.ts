@@ -10,6 +10,7 @@ let deliver: Deliver;
 let enqueueMail: typeof import("@/email/outbox").enqueueMail;
 let write: typeof import("@/server/db").write;
 let startMailSweep: typeof import("@/email/sweep").startMailSweep;
+let stopMailSweep: typeof import("@/email/sweep").stopMailSweep;
 const original = process.env.LOG_LEVEL;
 beforeAll(async () => {
   vi.resetModules();
@@ -17,7 +18,7 @@ beforeAll(async () => {
   deliver = await import("@/email/deliver");
   ({ enqueueMail } = await import("@/email/outbox"));
   ({ write } = await import("@/server/db"));
-  ({ startMailSweep } = await import("@/email/sweep"));
+  ({ startMailSweep, stopMailSweep } = await import("@/email/sweep"));
 });
 afterAll(() => {
   process.env.LOG_LEVEL = original;
@@ -52,5 +53,11 @@ describe("delivery's log lines", () => {
     const { lines } = await captureLog(async () => startMailSweep());
     expect(lines).toEqual([expect.objectContaining({ level: "info", message: "RESEND_API_KEY is not set: mail stays in the outbox (npm run cli -- mail:list)" })]);
     expect((globalThis as { __mailSweep?: unknown }).__mailSweep).toBeUndefined();
+  });
+
+  it("graceful shutdown with no sweep running (no RESEND_API_KEY) stops at once, and no sweep starts afterwards", async () => {
+    await expect(stopMailSweep()).resolves.toBeUndefined();
+    const { lines } = await captureLog(async () => startMailSweep());
+    expect(lines).toEqual([]);
   });
 });

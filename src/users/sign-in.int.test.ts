@@ -47,13 +47,14 @@ describe("sign-in for the service's own pages", () => {
     expect(await signInWithPassword({ email: user.email, password: user.password, ip: B })).toMatchObject({ ok: true, user: { id: user.id } });
   });
 
-  it("after 50 failures for one e-mail across any addresses, refuses every address for 15 minutes", async () => {
-    const user = await makeUser();
+  it("after 50 failures for one e-mail across any addresses, refuses every address for 15 minutes; other e-mails are not affected", async () => {
+    const [user, other] = [await makeUser(), await makeUser()];
     // Ten addresses, five each: no address comes near its own limit of ten.
     for (let i = 0; i < 50; i++) await signInWithPassword({ email: user.email, password: `spray ${i}`, ip: `192.0.2.${i % 10}` });
     for (const ip of [A, B, "2001:db8::1"]) {
       expect(await signInWithPassword({ email: user.email, password: user.password, ip })).toEqual({ ok: false, reason: "rate_limited" });
     }
+    expect(await signInWithPassword({ email: other.email, password: other.password, ip: "192.0.2.1" })).toMatchObject({ ok: true, user: { id: other.id } });
     advanceClock(FIFTEEN_MINUTES + 1000);
     expect((await signInWithPassword({ email: user.email, password: user.password, ip: B })).ok).toBe(true);
   });

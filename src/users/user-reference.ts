@@ -19,9 +19,10 @@ export function parseUserReference(value: unknown): UserReference | null {
 
 /** zod: a required user reference, parsed; a malformed one is "<field>: must be a user URI, e-mail or id". */
 export const ZUserReference = z.unknown().optional().transform((value, ctx): UserReference => {
-  const ref = value === undefined || value === null || value === "" ? null : parseUserReference(value);
+  const ref = parseUserReference(value); // null for a missing one too (undefined, null, "")
   if (ref === null) {
-    ctx.addIssue({ code: "custom", message: value === undefined || value === null || value === "" ? "is required" : USER_REFERENCE_MESSAGE });
+    const missing = value === undefined || value === null || value === "";
+    ctx.addIssue({ code: "custom", message: missing ? "is required" : USER_REFERENCE_MESSAGE });
     return z.NEVER;
   }
   return ref;

@@ -4,7 +4,9 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "@/http/errors";
 import { parseInput } from "@/http/validate";
+import { db } from "@/server/db";
 import { call } from "@/testing/app";
+import { refuseInserts } from "@/testing/faults";
 import { makeUser, passwordSession, uniqueEmail } from "@/testing/factories";
 import { createUser } from "@/users/create-user";
 import { verifyPassword } from "@/users/passwords";
@@ -28,6 +30,20 @@ describe("createUser", () => {
   it("refuses an e-mail already registered, in any case, with 409", async () => {
     const user = await makeUser();
     expect(await failure(createUser({ email: user.email.toUpperCase(), password: "another password" }))).toEqual({ status: 409, error: "email: already registered" });
+  });
+
+  it("reports a database failure other than a taken e-mail as that failure, not as 409, and creates nobody", async () => {
+    const email = uniqueEmail("refused").toLowerCase();
+    const undo = await refuseInserts("User", "email", email);
+    const error = await createUser({ email, password: "long enough" }).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    await undo();
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(ApiError);
+    expect(String(error)).not.toContain("already registered");
+    expect(await (await db()).user.findUnique({ where: { email } })).toBeNull();
   });
 
   it.each([
