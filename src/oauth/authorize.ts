@@ -175,9 +175,8 @@ function invalidRequestPage(code: OAuthErrorCode, clientId: string): Response {
  * this endpoint adds on the way back from a fresh sign-in (which then stands for the stored prompt=login and
  * max_age, as loginRedirect does for a plain request).
  */
-function pushedQuery(stored: URLSearchParams, outer: URLSearchParams, clientId: string): URLSearchParams {
+function pushedQuery(stored: URLSearchParams, outer: URLSearchParams): URLSearchParams {
   const query = new URLSearchParams(stored);
-  query.set("client_id", clientId);
   const authAfter = outer.get("auth_after");
   if (authAfter !== null) {
     const prompt = (query.get("prompt") ?? "").split(" ").filter((value) => value && value !== "login");
@@ -198,7 +197,7 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
   let query = url.searchParams;
   const clientIds = query.getAll("client_id");
   if (clientIds.length !== 1 || !clientIds[0]) return unknownClientPage(clientIds[0]);
-  const client = await (await db()).client.findUnique({ where: { clientId: clientIds[0] }, include: { owner: true } });
+  const client = await (await db()).client.findUnique({ where: { clientId: clientIds[0] } });
   if (!client) return unknownClientPage(clientIds[0]);
 
   const requestUris = query.getAll("request_uri");
@@ -207,7 +206,7 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
     const pushed = requestUris.length === 1 ? await pushedParams(requestUris[0]!, client.id) : null;
     if (!pushed) return requestUriPage();
     pushedId = pushed.id;
-    query = pushedQuery(pushed.query, url.searchParams, client.clientId);
+    query = pushedQuery(pushed.query, url.searchParams);
   } else if (client.requirePar) {
     return invalidRequestPage("invalid_request", client.clientId);
   }
