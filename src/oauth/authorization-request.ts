@@ -51,33 +51,31 @@ export function sealRequest(request: Omit<AuthorizationRequest, "expiresAt">): s
   return `${body}.${mac("seal", body)}`;
 }
 
-/** The sealed request, if its seal is intact, it has not expired, and it belongs to `userId`. */
-export function openRequest(sealed: string, userId: number): AuthorizationRequest | null {
+/**
+ * The request inside an intact seal, else null. Only this server can make a seal (the key derives from
+ * AUTH_SECRET) and it seals nothing but JSON.stringify of a request, so an intact body always parses.
+ */
+function unsealed(sealed: string): AuthorizationRequest | null {
   const [body, signature, extra] = sealed.split(".");
   if (!body || !signature || extra !== undefined || !macMatches(mac("seal", body), signature)) return null;
-  let request: AuthorizationRequest;
-  try {
-    request = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as AuthorizationRequest;
-  } catch {
-    return null;
-  }
-  if (request.userId !== userId || request.expiresAt <= nowMs()) return null;
+  return JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as AuthorizationRequest;
+}
+
+/** The sealed request, if its seal is intact, it has not expired, and it belongs to `userId`. */
+export function openRequest(sealed: string, userId: number): AuthorizationRequest | null {
+  const request = unsealed(sealed);
+  if (!request || request.userId !== userId || request.expiresAt <= nowMs()) return null;
   return request;
 }
 
 /**
  * The redirect URI of an intact, unexpired sealed request, whoever it belongs to (the page checks the user):
- * for the consent page's form-action (src/http/security-headers.ts). Null for anything else.
+ * for the consent page's form-action (src/http/security-headers.ts). Null for anything else, and for a
+ * device-flow approval, which redirects nowhere (its redirectUri is empty).
  */
 export function sealedRedirectUri(sealed: string): string | null {
-  const [body, signature, extra] = sealed.split(".");
-  if (!body || !signature || extra !== undefined || !macMatches(mac("seal", body), signature)) return null;
-  try {
-    const request = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as AuthorizationRequest;
-    return request.expiresAt > nowMs() && typeof request.redirectUri === "string" && request.redirectUri ? request.redirectUri : null;
-  } catch {
-    return null;
-  }
+  const request = unsealed(sealed);
+  return request && request.expiresAt > nowMs() && request.redirectUri ? request.redirectUri : null;
 }
 
 /** The consent form's CSRF token: bound to the user and to the exact sealed request on the page. */

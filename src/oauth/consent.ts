@@ -39,7 +39,8 @@ export async function handleConsentDecision(request: Request): Promise<Response>
   const form = await readBody(request, { form: true, invalidMessage: "invalid_request" }).catch(() => ({}) as Record<string, unknown>);
   const sealed = typeof form.request === "string" ? form.request : "";
   const csrf = typeof form.csrf === "string" ? form.csrf : "";
-  if (!sealed || !csrf || !csrfTokenMatches(user.id, sealed, csrf)) {
+  // A missing field reads as "", which no token ever matches (the page never offers a form without a request).
+  if (!csrfTokenMatches(user.id, sealed, csrf)) {
     return htmlErrorPage(403, "Request refused", "The consent form was not valid for your session. Go back to the application and start again.", [["Error", "invalid_request"]]);
   }
   const authorization = openRequest(sealed, user.id);
