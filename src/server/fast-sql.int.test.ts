@@ -8,7 +8,7 @@ import { bearerToken, clientByClientId, LostRotation, recentFailures, rotateAtOn
 import { mintTokens, startGrant } from "@/oauth/tokens";
 import { digest } from "@/server/crypto";
 import { env } from "@/env";
-import { db, write } from "@/server/db";
+import { db, driver, write } from "@/server/db";
 import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
 
@@ -76,7 +76,31 @@ describe("bearerToken", () => {
     expect(rows[0]).toEqual({ userId: a.user.id, clientId: a.clientRow.id, scopes: "readonly readwrite", userName: "Store User", userEmail: a.user.email, firstParty: false, jkt: null });
   });
 
-  it("does not read a Prisma transaction's uncommitted token: a read that meets one waits for its end", async () => {
+  it("sees a revocation committed after its previous lookup, also when lookups are made together", async () => {
+    const { record, grantId, user } = await grantWithTokens();
+    const key = digest(record.access_token);
+    expect((await Promise.all([bearerToken(key, now()), bearerToken(key, now())])).map((row) => row?.userId)).toEqual([user.id, user.id]);
+    await write((tx) => tx.grant.update({ where: { id: grantId }, data: { revokedAt: now() } }));
+    expect(await Promise.all([bearerToken(key, now()), bearerToken(key, now())])).toEqual([null, null]);
+  });
+
+  it("on SQLite, lookups made in one synchronous run share one read transaction of the reader connection, ended before any goes on", async () => {
+    const d = await driver();
+    if (d.kind !== "sqlite") return; // PostgreSQL batches them into one statement (above)
+    const { record, user } = await grantWithTokens();
+    const reader = d.reader();
+    expect(reader).not.toBe(d.connection);
+    expect(reader.inTransaction).toBe(false);
+    const first = bearerToken(digest(record.access_token), now());
+    expect(reader.inTransaction).toBe(true);
+    const second = bearerToken(digest(record.access_token), now());
+    const seenByFirst = first.then((row) => ({ row, open: reader.inTransaction }));
+    expect(await seenByFirst).toMatchObject({ row: { userId: user.id }, open: false });
+    expect(await second).toMatchObject({ userId: user.id });
+    expect(() => reader.prepare(`DELETE FROM "AccessToken"`).run()).toThrow(/readonly/i);
+  });
+
+  it("does not read a Prisma transaction's uncommitted token, nor wait for the transaction", async () => {
     const { grantId, clientRow, user } = await grantWithTokens();
     const minted = mintTokens({ grantId, clientId: clientRow.id, userId: user.id, scopes: ["readonly"] });
     let readDuringTransaction: Promise<unknown> | null = null;
@@ -90,8 +114,9 @@ describe("bearerToken", () => {
         throw new Error("roll back");
       }),
     ).rejects.toThrow("roll back");
-    // The read started while the token existed only inside the open transaction; it never saw it.
-    expect(await readDuringTransaction).toMatchObject({ row: null });
+    // The read started while the token existed only inside the open transaction; it never saw it, and it
+    // was answered before the transaction ended.
+    expect(await readDuringTransaction).toEqual({ row: null, afterTransaction: false });
   });
 });
 
