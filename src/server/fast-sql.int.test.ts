@@ -92,11 +92,18 @@ describe("bearerToken", () => {
     expect(reader).not.toBe(d.connection);
     expect(reader.inTransaction).toBe(false);
     const first = bearerToken(digest(record.access_token), now());
-    expect(reader.inTransaction).toBe(true);
+    expect(reader.inTransaction).toBe(false); // alone so far: no BEGIN and COMMIT
     const second = bearerToken(digest(record.access_token), now());
+    expect(reader.inTransaction).toBe(true);
+    const third = bearerToken(digest("unknown"), now());
     const seenByFirst = first.then((row) => ({ row, open: reader.inTransaction }));
     expect(await seenByFirst).toMatchObject({ row: { userId: user.id }, open: false });
     expect(await second).toMatchObject({ userId: user.id });
+    expect(await third).toBeNull();
+    // The next run starts afresh.
+    const alone = bearerToken(digest(record.access_token), now());
+    expect(reader.inTransaction).toBe(false);
+    expect(await alone).toMatchObject({ userId: user.id });
     expect(() => reader.prepare(`DELETE FROM "AccessToken"`).run()).toThrow(/readonly/i);
   });
 

@@ -161,33 +161,38 @@ type SqliteDriver = Extract<Awaited<ReturnType<typeof driver>>, { kind: "sqlite"
 // inside one. Each read transaction costs SQLite file-lock system calls (about 4 µs: a read mark on the WAL
 // index, set and cleared, and the file's size), more than the statement itself; so the reads made in one
 // synchronous run (the requests served together in one turn of the event loop, src/server/fast-lane.ts) share
-// one read transaction, which ends at the next microtask, before any of them goes on. Each request still sees
-// the database as of a moment after it arrived: nothing another request, process or instance commits later
-// than that can have been answered to a client yet.
-const snapshots = new WeakMap<BetterSqlite3.Database, { begin: BetterSqlite3.Statement; end: () => void }>();
+// one read transaction: the first runs on its own, a second opens the transaction that it and the rest of the
+// run share, and a microtask ends it before any of them goes on (a lone read pays no BEGIN and COMMIT). Each
+// request still sees the database as of a moment after it arrived: nothing another request, process or
+// instance commits later than that can have been answered to a client yet.
+type Snapshot = { reads: number; begin: BetterSqlite3.Statement; end: () => void };
+const snapshots = new WeakMap<BetterSqlite3.Database, Snapshot>();
 
-/** The reader connection's statements, inside the read transaction of the current synchronous run. */
+function snapshotOf(reader: BetterSqlite3.Database): Snapshot {
+  const commit = reader.prepare("COMMIT");
+  const snapshot: Snapshot = {
+    reads: 0,
+    begin: reader.prepare("BEGIN"),
+    end: () => {
+      snapshot.reads = 0;
+      try {
+        if (reader.open && reader.inTransaction) commit.run();
+      } catch (error) {
+        log.warn("ending a read transaction failed", { error: String(error) });
+      }
+    },
+  };
+  snapshots.set(reader, snapshot);
+  return snapshot;
+}
+
+/** The reader connection's statements, for a read that shares its synchronous run's read transaction. */
 function snapshotStatements(d: SqliteDriver): Statements {
   const reader = d.reader();
-  if (!reader.inTransaction) {
-    let snapshot = snapshots.get(reader);
-    if (!snapshot) {
-      const commit = reader.prepare("COMMIT");
-      snapshot = {
-        begin: reader.prepare("BEGIN"),
-        end: () => {
-          try {
-            if (reader.open && reader.inTransaction) commit.run();
-          } catch (error) {
-            log.warn("ending a read transaction failed", { error: String(error) });
-          }
-        },
-      };
-      snapshots.set(reader, snapshot);
-    }
-    snapshot.begin.run();
-    queueMicrotask(snapshot.end);
-  }
+  const snapshot = snapshots.get(reader) ?? snapshotOf(reader);
+  if (snapshot.reads === 0) queueMicrotask(snapshot.end);
+  else if (!reader.inTransaction) snapshot.begin.run();
+  snapshot.reads++;
   return statements(reader);
 }
 
