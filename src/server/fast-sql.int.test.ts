@@ -4,7 +4,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, now, resetClock } from "@/clock";
 import { OAuthError } from "@/oauth/errors";
-import { bearerToken, clientByClientId, LostRotation, recentFailures, rotateAtOnce, rotateRefreshToken, tokenByValue, userByEmail, type RotationPlan } from "@/server/fast-sql";
+import fc from "fast-check";
+import { bearerToken, clientByClientId, LostRotation, recentFailures, rotateAtOnce, rotateRefreshToken, sqliteTime, tokenByValue, userByEmail, type RotationPlan } from "@/server/fast-sql";
 import { mintTokens, startGrant } from "@/oauth/tokens";
 import { digest } from "@/server/crypto";
 import { env } from "@/env";
@@ -22,6 +23,16 @@ async function grantWithTokens(options: { firstParty?: boolean; scopes?: ("reado
   const row = await (await db()).accessToken.findUniqueOrThrow({ where: { digest: digest(record.access_token) } });
   return { user, client, clientRow, record, grantId: row.grantId };
 }
+
+describe("sqliteTime", () => {
+  it("writes any time as Prisma's SQLite adapter stores it (ISO 8601 with +00:00), from one second's text or not", () => {
+    const written = (date: Date) => date.toISOString().replace("Z", "+00:00");
+    const around = (ms: number) => fc.integer({ min: ms - 5_000, max: ms + 5_000 });
+    const ms = fc.oneof(fc.integer({ min: -8.64e15, max: 8.64e15 }), around(0), around(253_402_300_800_000), around(Date.now()));
+    fc.assert(fc.property(fc.array(ms, { minLength: 1, maxLength: 4 }), (times) => times.forEach((t) => expect(sqliteTime(new Date(t))).toBe(written(new Date(t))))), { numRuns: 3000 });
+    expect(() => sqliteTime(new Date(NaN))).toThrow(RangeError);
+  });
+});
 
 describe("bearerToken", () => {
   it("reads the token with its user and its client's first-party flag", async () => {

@@ -96,12 +96,16 @@ export class LostRotation extends Error {
 // --- SQLite -----------------------------------------------------------------------------------------------
 
 // Prisma's better-sqlite3 adapter stores DateTime as ISO 8601 text with "+00:00"; text in that one format
-// compares in time order. The last one written is kept: requests served together mostly ask for the same ms.
-let lastTime = { ms: NaN, text: "" };
-function sqliteTime(date: Date): string {
+// compares in time order. Written from the text of the current second (every bearer read writes the time).
+const YEAR_10000 = 253_402_300_800_000;
+let second = { at: NaN, text: "" };
+export function sqliteTime(date: Date): string {
   const ms = date.getTime();
-  if (ms !== lastTime.ms) lastTime = { ms, text: date.toISOString().replace("Z", "+00:00") };
-  return lastTime.text;
+  if (!(ms >= 0 && ms < YEAR_10000)) return date.toISOString().replace("Z", "+00:00"); // (six-digit years)
+  const millis = ms % 1000;
+  const at = ms - millis;
+  if (at !== second.at) second = { at, text: new Date(at).toISOString().slice(0, 20) }; // "YYYY-MM-DDTHH:MM:SS."
+  return second.text + (millis < 10 ? "00" : millis < 100 ? "0" : "") + millis + "+00:00";
 }
 const sqliteDate = (value: string | null) => (value === null ? null : new Date(value));
 
