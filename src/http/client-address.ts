@@ -11,6 +11,11 @@ import { env } from "@/env";
 export const UNKNOWN_ADDRESS = "unknown";
 
 export function clientAddressFromForwarded(forwarded: string | null, trustProxy: boolean): string {
+  // One entry (the peer, when the client sent no header of its own): the same answer without splitting.
+  if (forwarded !== null && !forwarded.includes(",")) {
+    const entry = forwarded.trim();
+    return entry ? normalise(entry) : UNKNOWN_ADDRESS;
+  }
   const entries = (forwarded ?? "")
     .split(",")
     .map((entry) => entry.trim())

@@ -1,7 +1,8 @@
 // TextResponse (src/http/respond.ts): every reader sees what `new Response(text, init)` would give it, while
 // the fast lane takes the text as it is.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { json, JSON_TYPE, TextResponse, unreadText } from "@/http/respond";
+import { json, JSON_TYPE, setHeader, TextResponse, unreadHeaderLines, unreadText } from "@/http/respond";
 
 const INIT = { status: 201, statusText: "Made", headers: { "Content-Type": JSON_TYPE, "X-Extra": "1" } };
 const TEXT = JSON.stringify({ name: "Zoë", n: 1 });
@@ -65,5 +66,63 @@ describe("TextResponse", () => {
     const wrapped = new Response(json({ ok: true }, 202).body, { status: 202 });
     expect(wrapped.status).toBe(202);
     expect(await wrapped.json()).toEqual({ ok: true });
+  });
+
+  describe("headers held as lines", () => {
+    const name = fc.oneof(
+      fc.constantFrom("Content-Type", "content-type", "Vary", "vary", "Cache-Control", "WWW-Authenticate", "Set-Cookie", "X-A", "x-a"),
+      fc.constantFrom("bad name", "", "é", "a:b"),
+    );
+    const value = fc.oneof(fc.constantFrom("no-store", "Origin", "", " padded ", "a\tb", "é", "Ā", "line\nbreak", "a, b"), fc.string({ maxLength: 6 }));
+    const record = fc.dictionary(name, value, { maxKeys: 4 });
+    const change = fc.tuple(name, value, fc.boolean());
+    /** What a reader sees (or the error it meets), of ours or undici's own Response. */
+    const outcome = (make: () => Response, changes: Array<[string, string, boolean]>, set: (r: Response, n: string, v: string, a: boolean) => void) => {
+      let response: Response;
+      try {
+        response = make();
+      } catch (error) {
+        return `constructor: ${(error as Error).name}`;
+      }
+      const errors = changes.map(([n, v, a]) => {
+        try {
+          set(response, n, v, a);
+          return "ok";
+        } catch (error) {
+          return (error as Error).name;
+        }
+      });
+      const lines = unreadHeaderLines(response)?.map(([n, v]) => [n, v]);
+      const listed = [...response.headers];
+      return { errors, listed, lines: lines ?? listed, vary: response.headers.get("vary"), cookies: response.headers.getSetCookie() };
+    };
+
+    it("reads, before and after any setHeader(), as a Response with the same headers set through Headers", () => {
+      fc.assert(
+        fc.property(record, fc.array(change, { maxLength: 4 }), (some, changes) => {
+          const headers = { "Content-Type": JSON_TYPE, ...some }; // (a Response with a text body and none adds text/plain)
+          const theirs = outcome(() => new Response("x", { status: 200, headers }), changes, (r, n, v, a) => (a ? r.headers.append(n, v) : r.headers.set(n, v)));
+          const ours = outcome(() => new TextResponse("x", { status: 200, headers }), changes, setHeader);
+          expect(ours).toEqual(theirs);
+        }),
+        { numRuns: 4000 },
+      );
+    });
+
+    it("are handed to the fast lane only while nothing has asked for headers", () => {
+      const response = json({ a: 1 }, 200, { "Cache-Control": "no-store" });
+      setHeader(response, "Vary", "Origin", true);
+      setHeader(response, "Vary", "Accept", true);
+      expect(unreadHeaderLines(response)).toEqual([
+        ["cache-control", "no-store"],
+        ["content-type", JSON_TYPE],
+        ["vary", "Origin, Accept"],
+      ]);
+      expect(response.headers.get("vary")).toBe("Origin, Accept");
+      expect(unreadHeaderLines(response)).toBeUndefined();
+      expect(unreadHeaderLines(new Response("x"))).toBeUndefined();
+      setHeader(response, "X-After", "1");
+      expect(response.headers.get("x-after")).toBe("1");
+    });
   });
 });

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { clientAddress } from "@/http/client-address";
 import { ApiError, methodNotAllowed } from "@/http/errors";
 import { requestContext, runWithRequestContext } from "@/http/request-context";
-import { json } from "@/http/respond";
+import { json, setHeader } from "@/http/respond";
 import { databaseFailure } from "@/server/db-errors";
 import { log, redact } from "@/server/log";
 import { countDatabaseError } from "@/server/metrics";
@@ -38,14 +38,14 @@ export function isCookieRequest(request: Request): boolean {
 
 function withCors(request: Request, response: Response, allow: string[]): Response {
   if (isCookieRequest(request)) return response;
-  response.headers.set("Access-Control-Allow-Origin", "*");
-  response.headers.set("Access-Control-Expose-Headers", "WWW-Authenticate, Location, Retry-After, Allow");
+  setHeader(response, "Access-Control-Allow-Origin", "*");
+  setHeader(response, "Access-Control-Expose-Headers", "WWW-Authenticate, Location, Retry-After, Allow");
   if (request.method === "OPTIONS") {
-    response.headers.set("Access-Control-Allow-Methods", allow.join(", "));
-    response.headers.set("Access-Control-Allow-Headers", "Authorization, Content-Type, DPoP");
-    response.headers.set("Access-Control-Max-Age", "600");
+    setHeader(response, "Access-Control-Allow-Methods", allow.join(", "));
+    setHeader(response, "Access-Control-Allow-Headers", "Authorization, Content-Type, DPoP");
+    setHeader(response, "Access-Control-Max-Age", "600");
   }
-  response.headers.append("Vary", "Origin");
+  setHeader(response, "Vary", "Origin", true);
   return response;
 }
 

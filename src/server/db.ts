@@ -6,9 +6,11 @@
 // - SQLite: Prisma's adapter queues its interactive transactions on one better-sqlite3 connection, and any
 //   statement run on that connection while one is open runs inside it. So the adapter factory is wrapped:
 //   every Prisma transaction also holds `sqliteLock` from BEGIN to COMMIT/ROLLBACK, and our own synchronous
-//   transactions take the same lock (exclusive()); a point read runs at once when no transaction is open.
-//   A second connection would be worse: its busy wait is synchronous and would block the event loop that
-//   Prisma's open transaction needs in order to finish.
+//   transactions take the same lock (exclusive()). A second connection for writes would be worse: its busy
+//   wait is synchronous and would block the event loop that Prisma's open transaction needs in order to
+//   finish. Reads are different: in WAL mode a reader never waits for a writer (it reads the last commit), so
+//   the bearer read runs on a connection of its own, opened on first use (reader(), query_only), and never
+//   waits for, nor sees inside, a Prisma transaction.
 // - PostgreSQL: one pg.Pool shared by Prisma (new PrismaPg(pool)) and our prepared statements.
 //
 // Every wait on the database is bounded (issue 10 point 4: a database that cannot answer is a 503 within 10
@@ -23,6 +25,7 @@
 // statement bounds with allowLongStatements().
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import Database from "better-sqlite3";
 import type BetterSqlite3 from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -40,6 +43,8 @@ export type Driver =
   | {
       kind: "sqlite";
       connection: BetterSqlite3.Database;
+      /** A second, read-only connection to the same file, for reads that must not wait for Prisma's transactions. */
+      reader: () => BetterSqlite3.Database;
       /** Runs `fn` (synchronous: nothing can interleave) while no Prisma transaction is open on the connection. */
       exclusive: <T>(fn: () => T) => Promise<T>;
       /**
@@ -51,7 +56,7 @@ export type Driver =
     }
   | { kind: "postgresql"; pool: pg.Pool };
 
-type Holder = { client?: Db; ready?: Promise<Db>; driver?: Driver; pool?: pg.Pool; longStatements?: boolean; initialised?: boolean };
+type Holder = { client?: Db; ready?: Promise<Db>; driver?: Driver; pool?: pg.Pool; reader?: BetterSqlite3.Database; longStatements?: boolean; initialised?: boolean };
 
 export const CONNECT_TIMEOUT_MS = 3_000;
 export const STATEMENT_TIMEOUT_MS = 5_000;
@@ -155,6 +160,7 @@ function createClient(): { client: Db; init: (client: Db) => Promise<void> } {
     holder.driver = {
       kind: "sqlite",
       connection,
+      reader: () => (holder.reader ??= openReader(database.file)),
       exclusive: async (fn) => {
         const release = await lock.acquire();
         try {
@@ -177,6 +183,13 @@ function createClient(): { client: Db; init: (client: Db) => Promise<void> } {
       await c.$executeRawUnsafe("PRAGMA foreign_keys = ON");
     },
   };
+}
+
+/** A connection that only reads (the main one has set WAL mode, which the file keeps). */
+function openReader(file: string): BetterSqlite3.Database {
+  const reader = new Database(file, { timeout: 5000 });
+  reader.pragma("query_only = ON");
+  return reader;
 }
 
 /** The database client, initialised once per process. */
@@ -223,7 +236,9 @@ export function allowLongStatements(): void {
 }
 
 export async function disconnectDb(): Promise<void> {
-  const { client, pool } = holder;
+  const { client, pool, reader } = holder;
+  holder.reader = undefined;
+  reader?.close();
   holder.client = undefined;
   holder.ready = undefined;
   holder.initialised = false;

@@ -197,6 +197,75 @@ describe("the client address", () => {
   });
 });
 
+describe("response headers on the wire", () => {
+  let appDir = "";
+  let lane: Server;
+
+  beforeAll(async () => {
+    mkdirSync(resolve(".data/test"), { recursive: true });
+    appDir = mkdtempSync(resolve(".data/test/headers-"));
+    mkdirSync(join(appDir, "api", "headers"), { recursive: true });
+    writeFileSync(
+      join(appDir, "api", "headers", "route.ts"),
+      `import { json, setHeader } from "@/http/respond";
+export function GET(request: Request) {
+  if (new URL(request.url).searchParams.get("kind") === "plain") {
+    const headers = new Headers([["Set-Cookie", "a=1"], ["Set-Cookie", "b=2"], ["X-Content-Type-Options", "nosniff"], ["Content-Type", "text/plain"]]);
+    return new Response("plain", { headers });
+  }
+  const response = json({ ok: true }, 200, { "X-Frame-Options": "SAMEORIGIN", "Content-Length": "999", "Transfer-Encoding": "chunked", Vary: "Accept" });
+  setHeader(response, "Access-Control-Allow-Origin", "*");
+  setHeader(response, "Vary", "Origin", true);
+  if (new URL(request.url).searchParams.get("kind") === "read") response.headers.get("vary"); // made into Headers
+  return response;
+}
+`,
+    );
+    const routes = buildRouteTable(appDir);
+    lane = createServer((req, res) => {
+      const decision = decideLane(routes, pathOf(req.url));
+      if (decision) void queueFastLane(req, res, decision, { origin: env().appUrl });
+    });
+    await new Promise<void>((done) => lane.listen(0, "127.0.0.1", done));
+  });
+  afterAll(async () => {
+    await new Promise((done) => lane.close(done));
+    rmSync(appDir, { recursive: true, force: true });
+  });
+
+  /** The header lines of one answer, as sent, without those Node adds (Date, Connection). */
+  async function headerLines(query: string): Promise<string[]> {
+    const { text } = await rawExchange((lane.address() as AddressInfo).port, [`GET /api/headers/?kind=${query} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`]);
+    const head = text.slice(0, text.indexOf("\r\n\r\n")).split("\r\n").slice(1);
+    return head.filter((line) => !/^(date|connection):/i.test(line));
+  }
+
+  it("are the response's own, in Headers' order, framing headers replaced, the security headers it lacks added", async () => {
+    const expected = [
+      "access-control-allow-origin: *",
+      "content-type: application/json; charset=utf-8",
+      "vary: Accept, Origin",
+      "x-frame-options: SAMEORIGIN",
+      "X-Content-Type-Options: nosniff",
+      "Referrer-Policy: same-origin",
+      "Content-Security-Policy: frame-ancestors 'none'",
+      "Content-Length: 11",
+    ];
+    expect(await headerLines("text")).toEqual(expected); // a TextResponse's lines, never made into Headers
+    expect(await headerLines("read")).toEqual(expected); // the same response once its Headers were made
+    expect(await headerLines("plain")).toEqual([
+      "content-type: text/plain",
+      "x-content-type-options: nosniff",
+      "set-cookie: a=1",
+      "set-cookie: b=2",
+      "Referrer-Policy: same-origin",
+      "X-Frame-Options: DENY",
+      "Content-Security-Policy: frame-ancestors 'none'",
+      "Content-Length: 5",
+    ]);
+  });
+});
+
 describe("after-response work", () => {
   let appDir = "";
   let lane: Server;

@@ -13,7 +13,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import { bodyReadAlready, MAX_BODY_BYTES } from "@/http/body";
 import { runAfterTasks, runWithRequestContext, type AfterTask } from "@/http/request-context";
-import { JSON_TYPE, unreadText } from "@/http/respond";
+import { JSON_TYPE, unreadHeaderLines, unreadText } from "@/http/respond";
 import { log, redact } from "@/server/log";
 import { observeRequest } from "@/server/metrics";
 import { LaneRequest, requestUrl } from "@/server/lane-request";
@@ -112,15 +112,26 @@ function toRequest(req: IncomingMessage, origin: string, body: Buffer | null): R
 }
 
 async function writeResponse(res: ServerResponse, response: Response, method: string, close: boolean): Promise<void> {
+  // A TextResponse's header lines as they are (src/http/respond.ts); any other Response's Headers.
   const flat: string[] = [];
-  const present = new Set<string>();
-  response.headers.forEach((value, name) => {
-    if (name === "set-cookie" || name === "content-length" || name === "transfer-encoding" || name === "connection") return;
-    flat.push(name, value);
-    if (SECURITY_NAMES.includes(name)) present.add(name);
-  });
-  for (const cookie of response.headers.getSetCookie()) flat.push("set-cookie", cookie);
-  for (const [name, value] of FAST_LANE_SECURITY_HEADERS) if (!present.has(name.toLowerCase())) flat.push(name, value);
+  const lines = unreadHeaderLines(response);
+  if (lines) for (const [name, value] of lines) flat.push(name, value);
+  else {
+    response.headers.forEach((value, name) => void (name === "set-cookie" || flat.push(name, value)));
+    for (const cookie of response.headers.getSetCookie()) flat.push("set-cookie", cookie);
+  }
+  let present = 0; // which of the security headers the response has set itself (bits, in SECURITY_NAMES' order)
+  for (let i = 0; i < flat.length; i += 2) {
+    const name = flat[i]!;
+    if (name === "content-length" || name === "transfer-encoding" || name === "connection") {
+      flat.splice(i, 2);
+      i -= 2;
+      continue;
+    }
+    const security = SECURITY_NAMES.indexOf(name);
+    if (security >= 0) present |= 1 << security;
+  }
+  for (let i = 0; i < FAST_LANE_SECURITY_HEADERS.length; i++) if (!(present & (1 << i))) flat.push(...FAST_LANE_SECURITY_HEADERS[i]!);
   let payload: string | Buffer | null = null;
   if (method !== "HEAD") {
     // A TextResponse's text as it is (src/http/respond.ts); any other body read once, whole.

@@ -4,11 +4,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, now, resetClock } from "@/clock";
 import { OAuthError } from "@/oauth/errors";
-import { bearerToken, clientByClientId, LostRotation, recentFailures, rotateAtOnce, rotateRefreshToken, tokenByValue, userByEmail, type RotationPlan } from "@/server/fast-sql";
+import fc from "fast-check";
+import { bearerToken, clientByClientId, LostRotation, recentFailures, rotateAtOnce, rotateRefreshToken, sqliteTime, tokenByValue, userByEmail, type RotationPlan } from "@/server/fast-sql";
 import { mintTokens, startGrant } from "@/oauth/tokens";
 import { digest } from "@/server/crypto";
 import { env } from "@/env";
-import { db, write } from "@/server/db";
+import { db, driver, write } from "@/server/db";
 import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
 
@@ -22,6 +23,16 @@ async function grantWithTokens(options: { firstParty?: boolean; scopes?: ("reado
   const row = await (await db()).accessToken.findUniqueOrThrow({ where: { digest: digest(record.access_token) } });
   return { user, client, clientRow, record, grantId: row.grantId };
 }
+
+describe("sqliteTime", () => {
+  it("writes any time as Prisma's SQLite adapter stores it (ISO 8601 with +00:00), from one second's text or not", () => {
+    const written = (date: Date) => date.toISOString().replace("Z", "+00:00");
+    const around = (ms: number) => fc.integer({ min: ms - 5_000, max: ms + 5_000 });
+    const ms = fc.oneof(fc.integer({ min: -8.64e15, max: 8.64e15 }), around(0), around(253_402_300_800_000), around(Date.now()));
+    fc.assert(fc.property(fc.array(ms, { minLength: 1, maxLength: 4 }), (times) => times.forEach((t) => expect(sqliteTime(new Date(t))).toBe(written(new Date(t))))), { numRuns: 3000 });
+    expect(() => sqliteTime(new Date(NaN))).toThrow(RangeError);
+  });
+});
 
 describe("bearerToken", () => {
   it("reads the token with its user and its client's first-party flag", async () => {
@@ -76,7 +87,38 @@ describe("bearerToken", () => {
     expect(rows[0]).toEqual({ userId: a.user.id, clientId: a.clientRow.id, scopes: "readonly readwrite", userName: "Store User", userEmail: a.user.email, firstParty: false, jkt: null });
   });
 
-  it("does not read a Prisma transaction's uncommitted token: a read that meets one waits for its end", async () => {
+  it("sees a revocation committed after its previous lookup, also when lookups are made together", async () => {
+    const { record, grantId, user } = await grantWithTokens();
+    const key = digest(record.access_token);
+    expect((await Promise.all([bearerToken(key, now()), bearerToken(key, now())])).map((row) => row?.userId)).toEqual([user.id, user.id]);
+    await write((tx) => tx.grant.update({ where: { id: grantId }, data: { revokedAt: now() } }));
+    expect(await Promise.all([bearerToken(key, now()), bearerToken(key, now())])).toEqual([null, null]);
+  });
+
+  it("on SQLite, lookups made in one synchronous run share one read transaction of the reader connection, ended before any goes on", async () => {
+    const d = await driver();
+    if (d.kind !== "sqlite") return; // PostgreSQL batches them into one statement (above)
+    const { record, user } = await grantWithTokens();
+    const reader = d.reader();
+    expect(reader).not.toBe(d.connection);
+    expect(reader.inTransaction).toBe(false);
+    const first = bearerToken(digest(record.access_token), now());
+    expect(reader.inTransaction).toBe(false); // alone so far: no BEGIN and COMMIT
+    const second = bearerToken(digest(record.access_token), now());
+    expect(reader.inTransaction).toBe(true);
+    const third = bearerToken(digest("unknown"), now());
+    const seenByFirst = first.then((row) => ({ row, open: reader.inTransaction }));
+    expect(await seenByFirst).toMatchObject({ row: { userId: user.id }, open: false });
+    expect(await second).toMatchObject({ userId: user.id });
+    expect(await third).toBeNull();
+    // The next run starts afresh.
+    const alone = bearerToken(digest(record.access_token), now());
+    expect(reader.inTransaction).toBe(false);
+    expect(await alone).toMatchObject({ userId: user.id });
+    expect(() => reader.prepare(`DELETE FROM "AccessToken"`).run()).toThrow(/readonly/i);
+  });
+
+  it("does not read a Prisma transaction's uncommitted token, nor wait for the transaction", async () => {
     const { grantId, clientRow, user } = await grantWithTokens();
     const minted = mintTokens({ grantId, clientId: clientRow.id, userId: user.id, scopes: ["readonly"] });
     let readDuringTransaction: Promise<unknown> | null = null;
@@ -90,8 +132,9 @@ describe("bearerToken", () => {
         throw new Error("roll back");
       }),
     ).rejects.toThrow("roll back");
-    // The read started while the token existed only inside the open transaction; it never saw it.
-    expect(await readDuringTransaction).toMatchObject({ row: null });
+    // The read started while the token existed only inside the open transaction; it never saw it, and it
+    // was answered before the transaction ended.
+    expect(await readDuringTransaction).toEqual({ row: null, afterTransaction: false });
   });
 });
 

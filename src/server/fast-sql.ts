@@ -31,6 +31,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import type { Client, User } from "@/generated/sqlite/client";
 import { connectedDriver, driver } from "@/server/db";
+import { log } from "@/server/log";
 
 export type BearerToken = {
   userId: number;
@@ -95,8 +96,17 @@ export class LostRotation extends Error {
 // --- SQLite -----------------------------------------------------------------------------------------------
 
 // Prisma's better-sqlite3 adapter stores DateTime as ISO 8601 text with "+00:00"; text in that one format
-// compares in time order.
-const sqliteTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
+// compares in time order. Written from the text of the current second (every bearer read writes the time).
+const YEAR_10000 = 253_402_300_800_000;
+let second = { at: NaN, text: "" };
+export function sqliteTime(date: Date): string {
+  const ms = date.getTime();
+  if (!(ms >= 0 && ms < YEAR_10000)) return date.toISOString().replace("Z", "+00:00"); // (six-digit years)
+  const millis = ms % 1000;
+  const at = ms - millis;
+  if (at !== second.at) second = { at, text: new Date(at).toISOString().slice(0, 20) }; // "YYYY-MM-DDTHH:MM:SS."
+  return second.text + (millis < 10 ? "00" : millis < 100 ? "0" : "") + millis + "+00:00";
+}
 const sqliteDate = (value: string | null) => (value === null ? null : new Date(value));
 
 const SQL = {
@@ -150,6 +160,45 @@ function statements(connection: BetterSqlite3.Database): Statements {
 }
 
 type SqliteDriver = Extract<Awaited<ReturnType<typeof driver>>, { kind: "sqlite" }>;
+
+// The bearer read runs on the reader connection (db.ts), so it never waits for a Prisma transaction nor sees
+// inside one. Each read transaction costs SQLite file-lock system calls (about 4 µs: a read mark on the WAL
+// index, set and cleared, and the file's size), more than the statement itself; so the reads made in one
+// synchronous run (the requests served together in one turn of the event loop, src/server/fast-lane.ts) share
+// one read transaction: the first runs on its own, a second opens the transaction that it and the rest of the
+// run share, and a microtask ends it before any of them goes on (a lone read pays no BEGIN and COMMIT). Each
+// request still sees the database as of a moment after it arrived: nothing another request, process or
+// instance commits later than that can have been answered to a client yet.
+type Snapshot = { reads: number; begin: BetterSqlite3.Statement; end: () => void };
+const snapshots = new WeakMap<BetterSqlite3.Database, Snapshot>();
+
+function snapshotOf(reader: BetterSqlite3.Database): Snapshot {
+  const commit = reader.prepare("COMMIT");
+  const snapshot: Snapshot = {
+    reads: 0,
+    begin: reader.prepare("BEGIN"),
+    end: () => {
+      snapshot.reads = 0;
+      try {
+        if (reader.open && reader.inTransaction) commit.run();
+      } catch (error) {
+        log.warn("ending a read transaction failed", { error: String(error) });
+      }
+    },
+  };
+  snapshots.set(reader, snapshot);
+  return snapshot;
+}
+
+/** The reader connection's statements, for a read that shares its synchronous run's read transaction. */
+function snapshotStatements(d: SqliteDriver): Statements {
+  const reader = d.reader();
+  const snapshot = snapshots.get(reader) ?? snapshotOf(reader);
+  if (snapshot.reads === 0) queueMicrotask(snapshot.end);
+  else if (!reader.inTransaction) snapshot.begin.run();
+  snapshot.reads++;
+  return statements(reader);
+}
 
 /** A read on SQLite: at once, unless a Prisma transaction is open on the connection (then after it). */
 function sqliteRead<T>(d: SqliteDriver, read: (s: Statements) => T): T | Promise<T> {
@@ -375,9 +424,7 @@ export async function bearerToken(digest: string, at: Date): Promise<BearerToken
     const { userId, clientId, scopes, userName, userEmail, firstParty, jkt } = row;
     return { userId, clientId, scopes, userName, userEmail, firstParty, jkt };
   }
-  const read = (s: Statements) => s.bearer.get(digest, sqliteTime(at)) as [number, number, string, string, string, number, string | null] | undefined;
-  const found = sqliteRead(d, read);
-  const row = found instanceof Promise ? await found : found; // at once, unless a Prisma transaction is open
+  const row = snapshotStatements(d).bearer.get(digest, sqliteTime(at)) as [number, number, string, string, string, number, string | null] | undefined;
   return row ? { userId: row[0], clientId: row[1], scopes: row[2], userName: row[3], userEmail: row[4], firstParty: row[5] === 1, jkt: row[6] } : null;
 }
 

@@ -82,3 +82,46 @@ describe("LaneRequest", () => {
     expect(Object.prototype.toString.call(ours)).toBe("[object Request]");
   });
 });
+
+describe("LaneHeaders", () => {
+  // Header lines as Node parses them: lower-case names, values without surrounding whitespace, set-cookie as a list.
+  const name = fc.oneof(fc.constantFrom("authorization", "cookie", "x-forwarded-for", "content-type", "dpop", "origin", "set-cookie"), fc.stringMatching(/^[a-z0-9!#$%&'*+.^_`|~-]{1,8}$/));
+  const value = fc.stringMatching(/^[\x20-\x7e\x80-\xff\t]{0,12}$/);
+  const lines = fc.dictionary(name, fc.oneof(value, fc.array(value, { minLength: 1, maxLength: 3 })));
+  const asked = fc.oneof(name, fc.constantFrom("Authorization", "X-Forwarded-For", "COOKIE", "bad name", "ü", ""));
+
+  it("answers get() and has() for any name as Headers made from the same lines does, before and after it is filled", () => {
+    fc.assert(
+      fc.property(lines, fc.array(asked, { maxLength: 6 }), (source, names) => {
+        const theirs = new Headers(pairs(source) as [string, string][]);
+        const ours = new LaneRequest("GET", "http://x/", source, null).headers;
+        const answer = (headers: Headers, header: string) => {
+          try {
+            return [headers.get(header), headers.has(header)];
+          } catch (error) {
+            return (error as Error).constructor.name;
+          }
+        };
+        for (const header of names) expect(answer(ours, header)).toEqual(answer(theirs, header));
+        expect([...ours]).toEqual([...theirs]);
+        for (const header of names) expect(answer(ours, header)).toEqual(answer(theirs, header));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("sees its own changes, and a change before any read keeps the lines Node parsed", () => {
+    const headers = new LaneRequest("GET", "http://x/", { authorization: "Bearer a", cookie: "a=1; b=2" }, null).headers;
+    headers.set("authorization", "Bearer b");
+    headers.append("x-extra", "1");
+    expect(headers.get("authorization")).toBe("Bearer b");
+    expect(headers.get("cookie")).toBe("a=1; b=2");
+    headers.delete("cookie");
+    expect(headers.has("cookie")).toBe(false);
+    expect([...headers]).toEqual([
+      ["authorization", "Bearer b"],
+      ["x-extra", "1"],
+    ]);
+    expect(headers).toBeInstanceOf(Headers);
+  });
+});
