@@ -1,0 +1,71 @@
+// RFC 6749 4.1.2 / RFC 9700 4.2.4 and CONTRACT.md 3, 11: any second use of an authorization code is
+// invalid_grant and revokes every token issued from it, whatever else is wrong with the second request (a
+// replay with another redirect_uri is still a replay), and is recorded as code.reused; a second use that read
+// the code before the first had claimed it is recorded as such (detail.concurrent).
+import { describe, expect, it } from "vitest";
+import { consentCsrfToken } from "@/oauth/authorization-request";
+import { currentSigningKey } from "@/oidc/keys";
+import { digest } from "@/server/crypto";
+import { db } from "@/server/db";
+import { BASE, call } from "@/testing/app";
+import { makeClient, makeUser } from "@/testing/factories";
+import { holdClaims } from "@/testing/race";
+import { sessionCookie } from "@/testing/session";
+
+const TOKEN = "/api/connect/oauth2/token/";
+const REDIRECT = "https://client.example.test/callback";
+
+/** A code for a confidential code client, through the authorization endpoint and the consent form. */
+async function codeScene() {
+  const owner = await makeUser();
+  const user = await makeUser();
+  const client = await makeClient({ ownerId: owner.id, grantType: "authorization_code" });
+  const cookie = await sessionCookie(user);
+  const query = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: REDIRECT, scope: "readonly", state: "s" });
+  const first = await call("GET", `/api/connect/oauth2/auth/?${query}`, { headers: { cookie } });
+  const sealed = new URL(first.headers.get("location")!, BASE).searchParams.get("request")!;
+  const decided = await call("POST", "/consent/decide", {
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: BASE, cookie },
+    raw: new URLSearchParams({ request: sealed, csrf: consentCsrfToken(user.id, sealed), decision: "approve" }).toString(),
+  });
+  const code = new URL(decided.headers.get("location")!).searchParams.get("code")!;
+  const exchange = (redirectUri = REDIRECT) =>
+    call("POST", TOKEN, { body: { grant_type: "authorization_code", code, redirect_uri: redirectUri, client_id: client.client_id, client_secret: client.client_secret } });
+  const reused = async () =>
+    (await (await db()).auditEvent.findMany({ where: { type: "code.reused", userId: user.id }, orderBy: { id: "asc" } })).map((event) => ({
+      clientId: event.clientId,
+      detail: JSON.parse(event.detail!) as unknown,
+    }));
+  const works = async (accessToken: unknown) => (await call("GET", `/api/user/${user.id}/`, { token: String(accessToken) })).status;
+  return { client, code, exchange, reused, works };
+}
+
+describe("a second use of an authorization code", () => {
+  it("with another redirect_uri is still a replay: invalid_grant, the tokens of the first use revoked, code.reused", async () => {
+    const s = await codeScene();
+    const first = await s.exchange();
+    expect(first.status).toBe(200);
+    expect(await s.works(first.json.access_token)).toBe(200);
+    const replay = await s.exchange("https://client.example.test/elsewhere");
+    expect({ status: replay.status, body: replay.json }).toEqual({ status: 400, body: { error: "invalid_grant" } });
+    expect(await s.works(first.json.access_token)).toBe(401);
+    expect(await s.reused()).toEqual([{ clientId: s.client.client_id, detail: { grant_type: "authorization_code" } }]);
+  });
+
+  it("that read the code before the first claimed it: invalid_grant, both revoked, code.reused with concurrent: true", async () => {
+    const s = await codeScene();
+    await currentSigningKey(); // created on first use: a write the exchanges would otherwise queue for
+    const row = await (await db()).authorizationCode.findUniqueOrThrow({ where: { digest: digest(s.code) } });
+    const hold = await holdClaims("AuthorizationCode", row.id);
+    const fired = [s.exchange(), s.exchange()];
+    await hold.waitForClaims(2);
+    await hold.release();
+    const results = await Promise.all(fired);
+    const winner = results.find((res) => res.status === 200);
+    const loser = results.find((res) => res.status !== 200);
+    expect(winner?.json).toMatchObject({ scopes: ["readonly"], token_type: "Bearer" });
+    expect({ status: loser?.status, body: loser?.json }).toEqual({ status: 400, body: { error: "invalid_grant" } });
+    expect(await s.works(winner!.json.access_token)).toBe(401);
+    expect(await s.reused()).toEqual([{ clientId: s.client.client_id, detail: { grant_type: "authorization_code", concurrent: true } }]);
+  });
+});
