@@ -29,6 +29,13 @@ describe("the revocation endpoint's answers", () => {
     }
   });
 
+  it("revoking a refresh token twice ends its grant once: one token.revoked", async () => {
+    const s = await passwordSession();
+    const body = { token: s.refreshToken, client_id: s.client.client_id, client_secret: s.client.client_secret };
+    for (let i = 0; i < 2; i++) expect({ status: (await call("POST", REVOKE, { body })).status }).toEqual({ status: 200 });
+    expect(await revokedEvents(s.user.id)).toEqual([{ grant_type: "password", via: "revocation endpoint", token_type: "refresh_token" }]);
+  });
+
   it("an empty form body is invalid_request and revokes nothing", async () => {
     const s = await passwordSession();
     const res = await call("POST", REVOKE, { headers: { "content-type": "application/x-www-form-urlencoded" }, raw: "" });

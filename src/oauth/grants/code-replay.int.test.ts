@@ -52,6 +52,14 @@ describe("a second use of an authorization code", () => {
     expect(await s.reused()).toEqual([{ clientId: s.client.client_id, detail: { grant_type: "authorization_code" } }]);
   });
 
+  it("after the grant has ended is recorded again: every replay is code.reused", async () => {
+    const s = await codeScene();
+    expect((await s.exchange()).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await s.exchange()).json).toEqual({ error: "invalid_grant" });
+    const once = { clientId: s.client.client_id, detail: { grant_type: "authorization_code" } };
+    expect(await s.reused()).toEqual([once, once]);
+  });
+
   it("that read the code before the first claimed it: invalid_grant, both revoked, code.reused with concurrent: true", async () => {
     const s = await codeScene();
     await currentSigningKey(); // created on first use: a write the exchanges would otherwise queue for
