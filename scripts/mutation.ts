@@ -5,7 +5,9 @@
 //   tsx scripts/mutation.ts score [report.json]       the score per folder and in all (default: the baseline)
 //   tsx scripts/mutation.ts changed                    the mutated files and test files that differ from the
 //                                                      baseline, and the tests that covered those files then
-//   tsx scripts/mutation.ts merge <out> <in.json...>   one report from several runs (later ones win per file);
+//   tsx scripts/mutation.ts merge <out> <in.json...>   one report from several runs (later ones win per file;
+//                                                      `in.json#src/users/` takes only the files under that
+//                                                      path: a run carries over its incremental file's others);
 //                                                      with --mark-unmeasured, every file of the five folders
 //                                                      that no run measured is recorded as such (no mutants, its
 //                                                      source kept: CI measures it once it changes)
@@ -125,7 +127,14 @@ function main(argv: string[]) {
   } else if (command === "merge" && args.length >= 2) {
     const markUnmeasured = args.includes("--mark-unmeasured");
     const [outPath, ...inputs] = args.filter((a) => a !== "--mark-unmeasured");
-    const merged = merge(inputs.map(read));
+    const merged = merge(
+      inputs.map((input) => {
+        const [path, prefix] = input.split("#");
+        const report = read(path!);
+        if (prefix) report.files = Object.fromEntries(Object.entries(report.files).filter(([file]) => file.startsWith(prefix)));
+        return report;
+      }),
+    );
     if (markUnmeasured)
       for (const path of mutatedFiles())
         merged.files[path] ??= { language: "typescript", source: readFileSync(path, "utf8"), mutants: [], unmeasured: true };
