@@ -7,9 +7,7 @@
 import { describe, expect, it } from "vitest";
 import * as tokenRoute from "../../app/api/connect/oauth2/token/route";
 import { BASE, call } from "@/testing/app";
-import { makeClient, makeUser, passwordSession } from "@/testing/factories";
-import { sessionCookie } from "@/testing/session";
-import { consentCsrfToken } from "@/oauth/authorization-request";
+import { approvedCode, passwordSession } from "@/testing/factories";
 import { Barrier, heldBody, together } from "@/testing/race";
 
 const TOKEN = "/api/connect/oauth2/token/";
@@ -51,18 +49,7 @@ describe("concurrent uses of one refresh token", () => {
 describe("concurrent exchanges of one authorization code", () => {
   /** A code for a confidential code client, through the authorization endpoint and the consent form. */
   async function code() {
-    const owner = await makeUser();
-    const user = await makeUser();
-    const client = await makeClient({ ownerId: owner.id, grantType: "authorization_code" });
-    const cookie = await sessionCookie(user);
-    const query = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: REDIRECT, scope: "readonly", state: "s" });
-    const first = await call("GET", `/api/connect/oauth2/auth/?${query}`, { headers: { cookie } });
-    const sealed = new URL(first.headers.get("location")!, BASE).searchParams.get("request")!;
-    const decided = await call("POST", "/consent/decide", {
-      headers: { "content-type": "application/x-www-form-urlencoded", origin: BASE, cookie },
-      raw: new URLSearchParams({ request: sealed, csrf: consentCsrfToken(user.id, sealed), decision: "approve" }).toString(),
-    });
-    const value = new URL(decided.headers.get("location")!).searchParams.get("code")!;
+    const { user, client, code: value } = await approvedCode(REDIRECT);
     return { user, client, value };
   }
 

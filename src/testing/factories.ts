@@ -2,7 +2,9 @@
 import { randomBytes } from "node:crypto";
 import { createClient, type TCreateClient } from "@/clients/create-client";
 import { createUser } from "@/users/create-user";
-import { call } from "@/testing/app";
+import { consentCsrfToken } from "@/oauth/authorization-request";
+import { BASE, call } from "@/testing/app";
+import { sessionCookie } from "@/testing/session";
 
 export const PASSWORD = "correct horse battery";
 
@@ -43,4 +45,20 @@ export async function passwordSession(scope = "readonly readwrite") {
   if (response.status !== 200) throw new Error(`password grant failed: ${response.text}`);
   const tokens = response.json as { access_token: string; refresh_token: string };
   return { user, client, tokens, accessToken: tokens.access_token, refreshToken: tokens.refresh_token };
+}
+
+/** A code for a new confidential code client's new user, through the authorization endpoint and the consent form. */
+export async function approvedCode(redirectUri: string) {
+  const owner = await makeUser();
+  const user = await makeUser();
+  const client = await makeClient({ ownerId: owner.id, grantType: "authorization_code", redirectUris: [redirectUri] });
+  const cookie = await sessionCookie(user);
+  const query = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: redirectUri, scope: "readonly", state: "s" });
+  const first = await call("GET", `/api/connect/oauth2/auth/?${query}`, { headers: { cookie } });
+  const sealed = new URL(first.headers.get("location")!, BASE).searchParams.get("request")!;
+  const decided = await call("POST", "/consent/decide", {
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: BASE, cookie },
+    raw: new URLSearchParams({ request: sealed, csrf: consentCsrfToken(user.id, sealed), decision: "approve" }).toString(),
+  });
+  return { user, client, code: new URL(decided.headers.get("location")!).searchParams.get("code")! };
 }

@@ -3,32 +3,19 @@
 // replay with another redirect_uri is still a replay), and is recorded as code.reused; a second use that read
 // the code before the first had claimed it is recorded as such (detail.concurrent).
 import { describe, expect, it } from "vitest";
-import { consentCsrfToken } from "@/oauth/authorization-request";
 import { currentSigningKey } from "@/oidc/keys";
 import { digest } from "@/server/crypto";
 import { db } from "@/server/db";
-import { BASE, call } from "@/testing/app";
-import { makeClient, makeUser } from "@/testing/factories";
+import { call } from "@/testing/app";
+import { approvedCode } from "@/testing/factories";
 import { holdClaims } from "@/testing/race";
-import { sessionCookie } from "@/testing/session";
 
 const TOKEN = "/api/connect/oauth2/token/";
 const REDIRECT = "https://client.example.test/callback";
 
 /** A code for a confidential code client, through the authorization endpoint and the consent form. */
 async function codeScene() {
-  const owner = await makeUser();
-  const user = await makeUser();
-  const client = await makeClient({ ownerId: owner.id, grantType: "authorization_code" });
-  const cookie = await sessionCookie(user);
-  const query = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: REDIRECT, scope: "readonly", state: "s" });
-  const first = await call("GET", `/api/connect/oauth2/auth/?${query}`, { headers: { cookie } });
-  const sealed = new URL(first.headers.get("location")!, BASE).searchParams.get("request")!;
-  const decided = await call("POST", "/consent/decide", {
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: BASE, cookie },
-    raw: new URLSearchParams({ request: sealed, csrf: consentCsrfToken(user.id, sealed), decision: "approve" }).toString(),
-  });
-  const code = new URL(decided.headers.get("location")!).searchParams.get("code")!;
+  const { user, client, code } = await approvedCode(REDIRECT);
   const exchange = (redirectUri = REDIRECT) =>
     call("POST", TOKEN, { body: { grant_type: "authorization_code", code, redirect_uri: redirectUri, client_id: client.client_id, client_secret: client.client_secret } });
   const reused = async () =>
