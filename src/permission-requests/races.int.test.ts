@@ -9,56 +9,20 @@
 import { afterEach, describe, expect, it } from "vitest";
 import * as keyRoute from "../../app/api/bundle_permission_request/[key]/route";
 import * as listRoute from "../../app/api/bundle_permission_request/route";
-import { advanceClock, nowMs, resetClock } from "@/clock";
+import { advanceClock, resetClock } from "@/clock";
 import { env } from "@/env";
 import { createBundle } from "@/bundles/create-bundle";
-import { digest, randomSecret } from "@/server/crypto";
 import { db, driver, write } from "@/server/db";
-import { BASE, call } from "@/testing/app";
-import { makeClient, makeUser } from "@/testing/factories";
+import { BASE } from "@/testing/app";
+import { makeUser } from "@/testing/factories";
+import { bearer, pendingRequest } from "@/testing/permission-request-fixtures";
 import { Barrier, heldBody, heldParams, holdClaims, together } from "@/testing/race";
 
-type User = Awaited<ReturnType<typeof makeUser>>;
 type Handler = (request: Request, context: ReturnType<typeof heldParams>) => Promise<Response>;
 
 const LIST = "/api/bundle_permission_request/";
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 
-/** A bearer token for `user` from a password client; first-party clients may redeem (CONTRACT.md 2). */
-async function bearer(user: User, firstParty = false): Promise<string> {
-  const client = await makeClient({ ownerId: user.id, firstParty });
-  const res = await call("POST", "/api/connect/oauth2/token/", {
-    body: { grant_type: "password", client_id: client.client_id, client_secret: client.client_secret, username: user.email, password: user.password, scope: "readonly readwrite" },
-  });
-  expect(res.status, res.text).toBe(200);
-  return res.json.access_token as string;
-}
-
-/** A pending request (owner = target), with its token, written as the create endpoint writes it. */
-async function pendingRequest() {
-  const [owner, requester, allowed] = await Promise.all([makeUser(), makeUser(), makeUser()]);
-  const bundle = await createBundle({ ownerId: owner.id, name: "Raced bundle" });
-  const token = randomSecret();
-  const at = nowMs();
-  const row = await write((tx) =>
-    tx.permissionRequest.create({
-      data: {
-        tokenDigest: digest(token),
-        bundleId: bundle.id,
-        userAllowedId: allowed.id,
-        userTargetId: owner.id,
-        requestedById: requester.id,
-        redeemUrl: `${BASE}/redeem`,
-        ttl: 604800,
-        status: "pending",
-        pendingKey: `${bundle.id}:${allowed.id}:${owner.id}`,
-        createdAt: new Date(at),
-        expiresAt: new Date(at + WEEK_MS),
-      },
-    }),
-  );
-  return { owner, requester, allowed, bundle, token, id: row.id, path: `${LIST}${row.id}/`, tokenPath: `${LIST}${token}/` };
-}
 
 /** Calls a route handler of /api/bundle_permission_request/<key>/, with its params held at `barrier` if given. */
 async function send(handler: Handler, method: string, key: string, token: string, barrier?: Barrier) {

@@ -11,52 +11,14 @@
 //     it, and the redeem's second try finds the permission.
 //   - SQLite: the redeem's transaction waits for the lock the grant holds, and then finds the permission.
 import { describe, expect, it } from "vitest";
-import { createBundle } from "@/bundles/create-bundle";
 import { nowMs } from "@/clock";
 import { env } from "@/env";
-import { digest, randomSecret } from "@/server/crypto";
 import { db, driver, write } from "@/server/db";
-import { BASE, call } from "@/testing/app";
-import { makeClient, makeUser } from "@/testing/factories";
+import { call } from "@/testing/app";
+import { bearer, pendingRequest } from "@/testing/permission-request-fixtures";
 
 const LIST = "/api/bundle_permission_request/";
-const WEEK_MS = 7 * 24 * 3600 * 1000;
 
-/** A bearer token of a first-party client (only those may redeem: SPEC.md 1) for `user`. */
-async function firstPartyBearer(user: Awaited<ReturnType<typeof makeUser>>): Promise<string> {
-  const client = await makeClient({ ownerId: user.id, firstParty: true });
-  const res = await call("POST", "/api/connect/oauth2/token/", {
-    body: { grant_type: "password", client_id: client.client_id, client_secret: client.client_secret, username: user.email, password: user.password, scope: "readonly readwrite" },
-  });
-  expect(res.status, res.text).toBe(200);
-  return res.json.access_token as string;
-}
-
-/** A pending request asking the owner (its target) to let `allowed` into a bundle, stored as the create endpoint stores it. */
-async function pendingRequest() {
-  const [owner, requester, allowed] = await Promise.all([makeUser(), makeUser(), makeUser()]);
-  const bundle = await createBundle({ ownerId: owner.id, name: "Shared twice" });
-  const token = randomSecret();
-  const at = nowMs();
-  const row = await write((tx) =>
-    tx.permissionRequest.create({
-      data: {
-        tokenDigest: digest(token),
-        bundleId: bundle.id,
-        userAllowedId: allowed.id,
-        userTargetId: owner.id,
-        requestedById: requester.id,
-        redeemUrl: `${BASE}/redeem`,
-        ttl: 604800,
-        status: "pending",
-        pendingKey: `${bundle.id}:${allowed.id}:${owner.id}`,
-        createdAt: new Date(at),
-        expiresAt: new Date(at + WEEK_MS),
-      },
-    }),
-  );
-  return { owner, allowed, bundle, token, id: row.id };
-}
 
 /**
  * Writes the owner's direct grant in a transaction held open until commit(); waitForRedeem() resolves once
@@ -104,9 +66,9 @@ async function heldDirectGrant(data: { bundleId: number; userAllowedId: number; 
 describe("a redeem meeting a direct grant of the same access", () => {
   it("succeeds: the request is redeemed, the bundle permission exists once, and one redeem is recorded", async () => {
     const r = await pendingRequest();
-    const bearer = await firstPartyBearer(r.owner);
+    const ownerBearer = await bearer(r.owner, true);
     const grant = await heldDirectGrant({ bundleId: r.bundle.id, userAllowedId: r.allowed.id, userTargetId: r.owner.id });
-    const redeem = call("PUT", `${LIST}${r.token}/`, { token: bearer });
+    const redeem = call("PUT", `${LIST}${r.token}/`, { token: ownerBearer });
     await grant.waitForRedeem();
     await grant.commit();
     const redeemed = await redeem;
