@@ -27,6 +27,28 @@ describe("the pages' security headers (CONTRACT.md 11)", () => {
     expect(cspOrigin("data:text/html,x")).toBeNull();
   });
 
+  it("takes only http and https origins whose host is letters, digits, dots, colons, brackets and hyphens", () => {
+    expect(cspOrigin("ftp://a.example")).toBeNull();
+    expect(cspOrigin("wss://a.example")).toBeNull();
+    expect(cspOrigin("http://a.example:8080/cb")).toBe("http://a.example:8080");
+    expect(cspOrigin("https://[::1]:4000/cb")).toBe("https://[::1]:4000");
+    // A comma or an underscore anywhere in the host, first or last letter alike, is refused.
+    expect(cspOrigin("https://a%2Cb.example")).toBeNull();
+    expect(cspOrigin("https://a_b.example")).toBeNull();
+    expect(cspOrigin("https://ab.example_")).toBeNull();
+  });
+
+  it("sends every page nosniff, a same-origin referrer, no framing and no powerful features", () => {
+    for (const https of [false, true]) {
+      const headers = new Map(pageSecurityHeaders(https));
+      expect(headers.get("X-Content-Type-Options")).toBe("nosniff");
+      expect(headers.get("Referrer-Policy")).toBe("same-origin");
+      expect(headers.get("X-Frame-Options")).toBe("DENY");
+      expect(headers.get("Permissions-Policy")).toBe("camera=(), microphone=(), geolocation=(), payment=(), usb=(), browsing-topics=()");
+      expect(headers.size).toBe(https ? 5 : 4);
+    }
+  });
+
   it("adds upgrade-insecure-requests and Strict-Transport-Security under https only, and 'unsafe-eval' only in development", () => {
     expect(contentSecurityPolicy({ nonce: "n", https: true, development: false })).toMatch(/; upgrade-insecure-requests$/);
     expect(contentSecurityPolicy({ nonce: "n", https: false, development: true })).toContain("'strict-dynamic' 'unsafe-eval'");
