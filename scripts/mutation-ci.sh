@@ -8,7 +8,7 @@
 #   2. if nothing differs, prints the baseline's scores: the code is what was measured;
 #   3. otherwise runs Stryker incrementally on the changed files only, with the tests that covered them
 #      (stryker.ci.config.mjs), and prints the scores with those files' new results.
-# MUTATION_MIN_SCORE (default 85) fails the step when the five folders' score is below it.
+# MUTATION_MIN_SCORE (default 85) fails the step when any of the five folders scores below it.
 # MUTATION_BUDGET_SECONDS (default 720) stops a run that would take longer; a stopped run is reported, not
 # failed (the change's author refreshes the baseline instead). Under 300 seconds no run is started at all:
 # Stryker's first run of the covering tests alone takes minutes; the stale files are named instead.
@@ -49,5 +49,8 @@ fi
 
 npx tsx scripts/mutation.ts score "$report" | tee reports/mutation/score.md
 score=$(grep 'all five' reports/mutation/score.md | sed -E 's/.*\| ([0-9.]+)% \|$/\1/')
-echo "mutation testing: ${score}% over the five folders in $(( $(date +%s) - started ))s (minimum ${min_score}%)"
-node -e "process.exit(Number('$score') >= Number('$min_score') ? 0 : 1)" || { echo "mutation score below ${min_score}%"; exit 1; }
+echo "mutation testing: ${score}% over the five folders in $(( $(date +%s) - started ))s (minimum ${min_score}% in each folder)"
+# Each folder on its own (issue 15: "at least 85% on those folders"); a folder with no measured mutant fails too.
+below=$(grep -E '^\| `src/' reports/mutation/score.md | awk -F'|' -v min="$min_score" \
+  '{ gsub(/[ `%]/, "", $2); gsub(/[ %]/, "", $7); if ($7 == "—" || $7 + 0 < min + 0) printf "%s (%s) ", $2, $7 }')
+[ -z "$below" ] || { echo "mutation score below ${min_score}% in: ${below}"; exit 1; }
