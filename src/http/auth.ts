@@ -10,7 +10,7 @@
 import { sessionUserFromRequest } from "@/auth/session";
 import { env } from "@/env";
 import { ApiError, forbidden } from "@/http/errors";
-import { now } from "@/clock";
+import { nowMs } from "@/clock";
 import { digest } from "@/server/crypto";
 import { allows, storedScopes, type Scope } from "@/oauth/scope";
 import { bearerToken as liveAccessToken, type BearerToken } from "@/server/fast-sql";
@@ -67,11 +67,16 @@ export function accessCredentials(request: Request): AccessCredentials | null {
 
 /**
  * The live access token a request presents, with the DPoP rules of RFC 9449 7: a bound token only as DPoP
- * with a valid proof of its key (carrying `ath`), an unbound one only as Bearer. Throws the 401s.
+ * with a valid proof of its key (carrying `ath`), an unbound one only as Bearer. Throws the 401s. A bearer
+ * token read synchronously (SQLite) is answered as it is, without a promise: callers `await` it either way.
  */
-export async function presentedAccessToken(request: Request, credentials: AccessCredentials): Promise<BearerToken> {
+export function presentedAccessToken(request: Request, credentials: AccessCredentials): BearerToken | Promise<BearerToken> {
   // One statement: the token, its grant, its user and its client (src/server/fast-sql.ts).
-  const row = await liveAccessToken(digest(credentials.token), now());
+  const found = liveAccessToken(digest(credentials.token), nowMs());
+  return found instanceof Promise ? found.then((row) => checkedToken(request, credentials, row)) : checkedToken(request, credentials, found);
+}
+
+function checkedToken(request: Request, credentials: AccessCredentials, row: BearerToken | null): BearerToken | Promise<BearerToken> {
   if (!row) throw invalidToken(credentials.scheme);
   if (credentials.scheme === "Bearer") {
     // RFC 9449 7.2: a bound token sent as a bearer token is refused; the DPoP challenge says why.
@@ -79,6 +84,10 @@ export async function presentedAccessToken(request: Request, credentials: Access
     return row;
   }
   if (row.jkt === null) throw invalidToken("DPoP");
+  return checkedProof(request, credentials, row);
+}
+
+async function checkedProof(request: Request, credentials: AccessCredentials, row: BearerToken): Promise<BearerToken> {
   let jkt: string;
   try {
     ({ jkt } = await verifyDpopProof(request, { accessToken: credentials.token }));
@@ -101,15 +110,24 @@ async function sessionPrincipal(request: Request): Promise<Principal | null> {
   return { userId: user.id, scopes: ["readonly", "readwrite"], clientId: null, via: "session", user, firstParty: true };
 }
 
-/** Authenticates a request and checks that it carries `scope`. */
-export async function authenticate(request: Request, scope: Scope): Promise<Principal> {
+/**
+ * Authenticates a request and checks that it carries `scope`. Throws the 401/403s; a bearer token read
+ * synchronously is answered without a promise (callers `await` it either way).
+ */
+export function authenticate(request: Request, scope: Scope): Principal | Promise<Principal> {
   const credentials = accessCredentials(request);
-  if (credentials === null) {
-    const viaSession = await sessionPrincipal(request);
-    if (viaSession) return viaSession;
-    throw unauthorized(null);
-  }
-  const row = await presentedAccessToken(request, credentials);
+  if (credentials === null) return sessionAuthenticate(request);
+  const row = presentedAccessToken(request, credentials);
+  return row instanceof Promise ? row.then((found) => bearerPrincipal(found, scope)) : bearerPrincipal(row, scope);
+}
+
+async function sessionAuthenticate(request: Request): Promise<Principal> {
+  const viaSession = await sessionPrincipal(request);
+  if (viaSession) return viaSession;
+  throw unauthorized(null);
+}
+
+function bearerPrincipal(row: BearerToken, scope: Scope): Principal {
   const principal: Principal = {
     userId: row.userId,
     scopes: storedScopes(row.scopes),

@@ -5,6 +5,16 @@ import { ApiError } from "@/http/errors";
 import { BASE, call } from "@/testing/app";
 import { makeUser, passwordSession } from "@/testing/factories";
 
+/** What authenticate() refused a request with (it may throw at once or reject: callers await it). */
+async function refusal(request: Request, scope: "readonly" | "readwrite"): Promise<unknown> {
+  try {
+    await authenticate(request, scope);
+    return null;
+  } catch (error) {
+    return error;
+  }
+}
+
 afterEach(() => resetClock());
 
 describe("bearer authentication on /api/user/<id>/", () => {
@@ -83,7 +93,7 @@ describe("bearer authentication on /api/user/<id>/", () => {
   it("answers 403 insufficient_scope when the token lacks the scope", async () => {
     const { accessToken } = await passwordSession("readonly");
     const request = new Request(BASE + "/api/x", { headers: { authorization: `Bearer ${accessToken}` } });
-    const error = await authenticate(request, "readwrite").catch((e: unknown) => e);
+    const error = await refusal(request, "readwrite");
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(403);
     expect((error as ApiError).headers["WWW-Authenticate"]).toBe('Bearer realm="api", error="insufficient_scope", scope="readwrite"');
@@ -133,11 +143,11 @@ describe("session-cookie authentication for the service's own pages", () => {
     expect(read.headers.get("access-control-allow-origin")).toBeNull();
 
     const crossOrigin = new Request(BASE + "/api/x", { method: "POST", headers: { cookie, origin: "https://evil.example" } });
-    const error = await authenticate(crossOrigin, "readwrite").catch((e: unknown) => e);
+    const error = await refusal(crossOrigin, "readwrite");
     expect((error as ApiError).status).toBe(403);
     expect((error as ApiError).error).toBe("cross-origin request refused: send a bearer token");
     // A write without any Origin is refused too; reads need none.
-    const noOrigin = await authenticate(new Request(BASE + "/api/x", { method: "DELETE", headers: { cookie } }), "readwrite").catch((e: unknown) => e);
+    const noOrigin = await refusal(new Request(BASE + "/api/x", { method: "DELETE", headers: { cookie } }), "readwrite");
     expect((noOrigin as ApiError).status).toBe(403);
     for (const method of ["GET", "HEAD", "OPTIONS"]) {
       expect((await authenticate(new Request(BASE + "/api/x", { method, headers: { cookie, origin: "https://evil.example" } }), "readonly")).via).toBe("session");

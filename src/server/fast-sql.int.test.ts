@@ -107,7 +107,9 @@ describe("bearerToken", () => {
     const second = bearerToken(digest(record.access_token), now());
     expect(reader.inTransaction).toBe(true);
     const third = bearerToken(digest("unknown"), now());
-    const seenByFirst = first.then((row) => ({ row, open: reader.inTransaction }));
+    expect(first).not.toBeInstanceOf(Promise); // the answer itself: no promise on the bearer path
+    // What the first caller sees when it goes on (`await`): the run's read transaction is over by then.
+    const seenByFirst = (async () => ({ row: await first, open: reader.inTransaction }))();
     expect(await seenByFirst).toMatchObject({ row: { userId: user.id }, open: false });
     expect(await second).toMatchObject({ userId: user.id });
     expect(await third).toBeNull();

@@ -100,8 +100,12 @@ export class LostRotation extends Error {
 const YEAR_10000 = 253_402_300_800_000;
 let second = { at: NaN, text: "" };
 export function sqliteTime(date: Date): string {
-  const ms = date.getTime();
-  if (!(ms >= 0 && ms < YEAR_10000)) return date.toISOString().replace("Z", "+00:00"); // (six-digit years)
+  return sqliteTimeMs(date.getTime());
+}
+
+/** sqliteTime() of a time in milliseconds since the epoch (the clock's nowMs(): no Date made for it). */
+export function sqliteTimeMs(ms: number): string {
+  if (!(ms >= 0 && ms < YEAR_10000)) return new Date(ms).toISOString().replace("Z", "+00:00"); // (six-digit years)
   const millis = ms % 1000;
   const at = ms - millis;
   if (at !== second.at) second = { at, text: new Date(at).toISOString().slice(0, 20) }; // "YYYY-MM-DDTHH:MM:SS."
@@ -415,17 +419,30 @@ function pgLookup<R extends pg.QueryResultRow>(pool: pg.Pool, name: "bearer" | "
 
 // --- The statements ---------------------------------------------------------------------------------------
 
-/** The live access token for a digest (not expired at `at`, neither it nor its grant revoked), or null. */
-export async function bearerToken(digest: string, at: Date): Promise<BearerToken | null> {
-  const d = connectedDriver() ?? (await driver());
-  if (d.kind === "postgresql") {
-    const row = await pgLookup<BearerToken & { digest: string; expiresAt: Date }>(d.pool, "bearer", "digest", digest);
-    if (!row || row.expiresAt <= at) return null;
-    const { userId, clientId, scopes, userName, userEmail, firstParty, jkt } = row;
-    return { userId, clientId, scopes, userName, userEmail, firstParty, jkt };
-  }
-  const row = snapshotStatements(d).bearer.get(digest, sqliteTime(at)) as [number, number, string, string, string, number, string | null] | undefined;
+/**
+ * The live access token for a digest (not expired at `at`, neither it nor its grant revoked), or null. On
+ * SQLite, once connected, the answer itself (the statement is synchronous: no promise, no await on the
+ * bearer path); otherwise a promise of it. Callers `await` it either way.
+ */
+export function bearerToken(digest: string, at: Date | number): BearerToken | null | Promise<BearerToken | null> {
+  const atMs = typeof at === "number" ? at : at.getTime();
+  const d = connectedDriver();
+  if (d?.kind === "sqlite") return sqliteBearerToken(d, digest, atMs);
+  return pgBearerToken(digest, atMs);
+}
+
+function sqliteBearerToken(d: SqliteDriver, digest: string, atMs: number): BearerToken | null {
+  const row = snapshotStatements(d).bearer.get(digest, sqliteTimeMs(atMs)) as [number, number, string, string, string, number, string | null] | undefined;
   return row ? { userId: row[0], clientId: row[1], scopes: row[2], userName: row[3], userEmail: row[4], firstParty: row[5] === 1, jkt: row[6] } : null;
+}
+
+async function pgBearerToken(digest: string, atMs: number): Promise<BearerToken | null> {
+  const d = connectedDriver() ?? (await driver());
+  if (d.kind === "sqlite") return sqliteBearerToken(d, digest, atMs);
+  const row = await pgLookup<BearerToken & { digest: string; expiresAt: Date }>(d.pool, "bearer", "digest", digest);
+  if (!row || row.expiresAt.getTime() <= atMs) return null;
+  const { userId, clientId, scopes, userName, userEmail, firstParty, jkt } = row;
+  return { userId, clientId, scopes, userName, userEmail, firstParty, jkt };
 }
 
 /** An access or refresh token by digest, live or not, looking first where `hint` says (RFC 7009 2.1). */
