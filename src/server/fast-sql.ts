@@ -428,7 +428,7 @@ export function bearerToken(digest: string, at: Date | number): BearerToken | nu
   const atMs = typeof at === "number" ? at : at.getTime();
   const d = connectedDriver();
   if (d?.kind === "sqlite") return sqliteBearerToken(d, digest, atMs);
-  return pgBearerToken(digest, atMs);
+  return bearerTokenLater(digest, atMs);
 }
 
 function sqliteBearerToken(d: SqliteDriver, digest: string, atMs: number): BearerToken | null {
@@ -436,7 +436,8 @@ function sqliteBearerToken(d: SqliteDriver, digest: string, atMs: number): Beare
   return row ? { userId: row[0], clientId: row[1], scopes: row[2], userName: row[3], userEmail: row[4], firstParty: row[5] === 1, jkt: row[6] } : null;
 }
 
-async function pgBearerToken(digest: string, atMs: number): Promise<BearerToken | null> {
+/** bearerToken() once the driver is connected: the PostgreSQL lookup, or SQLite after its first connection. */
+async function bearerTokenLater(digest: string, atMs: number): Promise<BearerToken | null> {
   const d = connectedDriver() ?? (await driver());
   if (d.kind === "sqlite") return sqliteBearerToken(d, digest, atMs);
   const row = await pgLookup<BearerToken & { digest: string; expiresAt: Date }>(d.pool, "bearer", "digest", digest);
