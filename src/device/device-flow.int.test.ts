@@ -9,8 +9,10 @@ import { advanceClock, nowMs, resetClock } from "@/clock";
 import { consentCsrfToken } from "@/oauth/authorization-request";
 import { loadConsentScreen } from "@/oauth/consent-screen";
 import { db, write } from "@/server/db";
-import { call } from "@/testing/app";
+import * as tokenRoute from "../../app/api/connect/oauth2/token/route";
+import { BASE, call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
+import { Barrier, heldBody, together } from "@/testing/race";
 import { sessionCookie } from "@/testing/session";
 import { deviceFormCsrfToken } from "@/device/verify-user-code";
 
@@ -41,6 +43,19 @@ async function start(client: Registered, scope: string | null = "readonly") {
 }
 
 const poll = (client: Registered, deviceCode: string) => call("POST", TOKEN, { body: { grant_type: GRANT, device_code: deviceCode, ...credentials(client) } });
+
+/** POSTs `body` to the token endpoint, its body held at `barrier` (src/testing/race.ts). */
+async function heldTokenRequest(barrier: Barrier, body: Record<string, unknown>) {
+  const request = new Request(BASE + TOKEN, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: heldBody(barrier, JSON.stringify(body)),
+    // @ts-expect-error Node's fetch needs duplex for a streamed request body.
+    duplex: "half",
+  });
+  const response = await tokenRoute.POST(request, { params: Promise.resolve({}) });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
 
 /** Posts the /device form as the signed-in person's browser would. */
 function typeCode(s: Setup, userCode: string, options: { cookie?: string; origin?: string; csrf?: string } = {}) {
@@ -241,26 +256,25 @@ describe("polling the token endpoint (RFC 8628 3.4, 3.5)", () => {
     const s = await setup();
     const { device_code, user_code } = await start(s.client);
     await approve(s, user_code);
-    const order: string[] = [];
-    const results = await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        order.push("start");
-        const res = await poll(s.client, device_code);
-        order.push("end");
-        return res;
-      }),
-    );
-    // Every poll was sent before the first answer came back: they overlapped.
-    expect(order.slice(0, 8)).toEqual(Array(8).fill("start"));
+    const barrier = new Barrier(8);
+    const body = { grant_type: GRANT, device_code, ...credentials(s.client) };
+    const results = await together(barrier, Array.from({ length: 8 }, () => heldTokenRequest(barrier, body)));
+    // All eight handlers had started reading their bodies before any body arrived: they overlapped. (Polls
+    // that both read the row before either claims it are lined up in device-code-overlapping-polls.int.test.ts,
+    // which is the test that fails when the claim is not conditional.)
+    expect(barrier.arrived).toBe(8);
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
-    expect(results.filter((r) => r.status === 400 && r.json.error === "invalid_grant")).toHaveLength(7);
+    expect(results.filter((r) => r.status !== 200)).toEqual(Array(7).fill({ status: 400, json: { error: "invalid_grant" } }));
     expect(await (await db()).accessToken.count({ where: { userId: s.user.id } })).toBe(1);
   });
 
   it("of overlapping polls of a pending code one is pending, the others slow_down", async () => {
     const s = await setup();
     const { device_code } = await start(s.client);
-    const results = await Promise.all(Array.from({ length: 4 }, () => poll(s.client, device_code)));
+    const barrier = new Barrier(4);
+    const body = { grant_type: GRANT, device_code, ...credentials(s.client) };
+    const results = await together(barrier, Array.from({ length: 4 }, () => heldTokenRequest(barrier, body)));
+    expect(barrier.arrived).toBe(4);
     expect(results.map((r) => r.json.error).sort()).toEqual(["authorization_pending", "slow_down", "slow_down", "slow_down"]);
   });
 
