@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, now, resetClock } from "@/clock";
 import { OAuthError } from "@/oauth/errors";
+import Database from "better-sqlite3";
 import fc from "fast-check";
 import { bearerToken, clientByClientId, LostRotation, recentFailures, rotateAtOnce, rotateRefreshToken, sqliteTime, tokenByValue, userByEmail, type RotationPlan } from "@/server/fast-sql";
 import { mintTokens, startGrant } from "@/oauth/tokens";
@@ -99,25 +100,78 @@ describe("bearerToken", () => {
     const d = await driver();
     if (d.kind !== "sqlite") return; // PostgreSQL batches them into one statement (above)
     const { record, user } = await grantWithTokens();
+    const other = await grantWithTokens(); // (two tokens: a second lookup of one token is answered from the cache)
     const reader = d.reader();
     expect(reader).not.toBe(d.connection);
     expect(reader.inTransaction).toBe(false);
     const first = bearerToken(digest(record.access_token), now());
     expect(reader.inTransaction).toBe(false); // alone so far: no BEGIN and COMMIT
-    const second = bearerToken(digest(record.access_token), now());
+    const second = bearerToken(digest(other.record.access_token), now());
     expect(reader.inTransaction).toBe(true);
     const third = bearerToken(digest("unknown"), now());
     expect(first).not.toBeInstanceOf(Promise); // the answer itself: no promise on the bearer path
     // What the first caller sees when it goes on (`await`): the run's read transaction is over by then.
     const seenByFirst = (async () => ({ row: await first, open: reader.inTransaction }))();
     expect(await seenByFirst).toMatchObject({ row: { userId: user.id }, open: false });
-    expect(await second).toMatchObject({ userId: user.id });
+    expect(await second).toMatchObject({ userId: other.user.id });
     expect(await third).toBeNull();
     // The next run starts afresh.
+    await write((tx) => tx.user.update({ where: { id: user.id }, data: { name: "Renamed" } })); // (empties the cache)
     const alone = bearerToken(digest(record.access_token), now());
     expect(reader.inTransaction).toBe(false);
     expect(await alone).toMatchObject({ userId: user.id });
     expect(() => reader.prepare(`DELETE FROM "AccessToken"`).run()).toThrow(/readonly/i);
+  });
+
+  it("on SQLite, answers a live token it has read from its cache until anything is committed by any connection, and never past its expiry", async () => {
+    const database = env().database;
+    if (database.kind !== "sqlite") return; // PostgreSQL has no cache (fast-sql.ts): every lookup is a statement
+    const { record, user, grantId } = await grantWithTokens();
+    const key = digest(record.access_token);
+    const nextRun = () => new Promise((resolve) => setImmediate(resolve));
+    const first = await bearerToken(key, now());
+    await nextRun();
+    // The very same object: answered from the cache, in a later run, without a statement.
+    expect(await bearerToken(key, now())).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+
+    // A commit by another connection to the file (as another worker or process makes), of anything at all,
+    // empties the cache: the next lookup reads afresh.
+    const elsewhere = new Database(database.file);
+    try {
+      elsewhere.prepare(`UPDATE "User" SET "name" = 'Renamed Elsewhere' WHERE "id" = ?`).run(user.id);
+      await nextRun();
+      const fresh = await bearerToken(key, now());
+      expect(fresh).not.toBe(first);
+      expect(fresh).toMatchObject({ userId: user.id, userName: "Renamed Elsewhere" });
+      await nextRun();
+      expect(await bearerToken(key, now())).toBe(fresh);
+      // Revoked elsewhere: refused on the next lookup.
+      elsewhere.prepare(`UPDATE "Grant" SET "revokedAt" = ? WHERE "id" = ?`).run(sqliteTime(now()), grantId);
+      await nextRun();
+      expect(await bearerToken(key, now())).toBeNull();
+    } finally {
+      elsewhere.close();
+    }
+
+    // Through Prisma's own connection in this process, likewise.
+    const mine = await grantWithTokens();
+    const mineKey = digest(mine.record.access_token);
+    const cached = await bearerToken(mineKey, now());
+    await nextRun();
+    expect(await bearerToken(mineKey, now())).toBe(cached);
+    await write((tx) => tx.accessToken.updateMany({ where: { digest: mineKey }, data: { revokedAt: now() } }));
+    await nextRun();
+    expect(await bearerToken(mineKey, now())).toBeNull();
+
+    // Expiry needs no commit: a cached token is refused once the clock passes its expires_at.
+    const expiring = await grantWithTokens();
+    const expiringKey = digest(expiring.record.access_token);
+    const live = await bearerToken(expiringKey, now());
+    await nextRun();
+    expect(await bearerToken(expiringKey, now())).toBe(live);
+    advanceClock(3600 * 1000);
+    expect(await bearerToken(expiringKey, now())).toBeNull();
   });
 
   it("does not read a Prisma transaction's uncommitted token, nor wait for the transaction", async () => {

@@ -33,15 +33,16 @@ import type { Client, User } from "@/generated/sqlite/client";
 import { connectedDriver, driver } from "@/server/db";
 import { log } from "@/server/log";
 
+/** A live access token as the bearer read finds it (on SQLite, possibly shared from the cache: read-only). */
 export type BearerToken = {
-  userId: number;
-  clientId: number;
-  scopes: string;
-  userName: string;
-  userEmail: string;
-  firstParty: boolean;
+  readonly userId: number;
+  readonly clientId: number;
+  readonly scopes: string;
+  readonly userName: string;
+  readonly userEmail: string;
+  readonly firstParty: boolean;
   /** The DPoP key the token is bound to (RFC 9449 6), or null for a bearer token. */
-  jkt: string | null;
+  readonly jkt: string | null;
 };
 
 export type TokenByValue = {
@@ -114,7 +115,7 @@ export function sqliteTimeMs(ms: number): string {
 const sqliteDate = (value: string | null) => (value === null ? null : new Date(value));
 
 const SQL = {
-  bearer: `SELECT t."userId", t."clientId", t."scopes", u."name" AS "userName", u."email" AS "userEmail", c."firstParty", t."jkt"
+  bearer: `SELECT t."userId", t."clientId", t."scopes", u."name" AS "userName", u."email" AS "userEmail", c."firstParty", t."jkt", t."expiresAt"
     FROM "AccessToken" t
     JOIN "Grant" g ON g."id" = t."grantId"
     JOIN "User" u ON u."id" = t."userId"
@@ -173,33 +174,72 @@ type SqliteDriver = Extract<Awaited<ReturnType<typeof driver>>, { kind: "sqlite"
 // run share, and a microtask ends it before any of them goes on (a lone read pays no BEGIN and COMMIT). Each
 // request still sees the database as of a moment after it arrived: nothing another request, process or
 // instance commits later than that can have been answered to a client yet.
-type Snapshot = { reads: number; begin: BetterSqlite3.Statement; end: () => void };
+//
+// Live tokens the reader has found are kept (a validated-token cache, issue 8) for as long as nothing has been
+// committed since: at the start of each synchronous run the reader asks SQLite's data_version, which changes
+// whenever any other connection has committed anything to the file (Prisma's connection in this process,
+// another worker, another process such as the CLI: the reader itself writes nothing, it is query_only), and
+// a change empties the cache. A token revoked, deleted or expired, its grant revoked, its user renamed or its
+// client changed is therefore never answered from the cache to a request that arrived after the commit, on
+// any instance: the same moment-after-arrival view as the shared read transaction. Only live tokens are
+// kept, with their expiry (checked on every hit against the clock), and at most MAX_CACHED_TOKENS, by digest.
+// PostgreSQL has no such cheap question (every instance would need a round trip to learn of another's
+// commit): there, every bearer read is a lookup.
+export const MAX_CACHED_TOKENS = 10_000;
+type CachedToken = { token: BearerToken; expiresAtMs: number };
+type Snapshot = {
+  reads: number;
+  /** Whether this synchronous run has checked data_version (and started: end() is queued). */
+  running: boolean;
+  begin: BetterSqlite3.Statement;
+  end: () => void;
+  dataVersion: BetterSqlite3.Statement;
+  version: number;
+  tokens: Map<string, CachedToken>;
+};
 const snapshots = new WeakMap<BetterSqlite3.Database, Snapshot>();
 
 function snapshotOf(reader: BetterSqlite3.Database): Snapshot {
   const commit = reader.prepare("COMMIT");
   const snapshot: Snapshot = {
     reads: 0,
+    running: false,
     begin: reader.prepare("BEGIN"),
     end: () => {
       snapshot.reads = 0;
+      snapshot.running = false;
       try {
         if (reader.open && reader.inTransaction) commit.run();
       } catch (error) {
         log.warn("ending a read transaction failed", { error: String(error) });
       }
     },
+    dataVersion: reader.prepare("PRAGMA data_version").pluck(),
+    version: NaN,
+    tokens: new Map(),
   };
   snapshots.set(reader, snapshot);
   return snapshot;
 }
 
-/** The reader connection's statements, for a read that shares its synchronous run's read transaction. */
-function snapshotStatements(d: SqliteDriver): Statements {
-  const reader = d.reader();
+/** The reader's snapshot for this synchronous run: the first use in a run checks the cache against data_version. */
+function currentSnapshot(reader: BetterSqlite3.Database): Snapshot {
   const snapshot = snapshots.get(reader) ?? snapshotOf(reader);
-  if (snapshot.reads === 0) queueMicrotask(snapshot.end);
-  else if (!reader.inTransaction) snapshot.begin.run();
+  if (!snapshot.running) {
+    snapshot.running = true;
+    queueMicrotask(snapshot.end);
+    const version = snapshot.dataVersion.get() as number;
+    if (version !== snapshot.version) {
+      snapshot.tokens.clear();
+      snapshot.version = version;
+    }
+  }
+  return snapshot;
+}
+
+/** The reader connection's statements, for a read that shares its synchronous run's read transaction. */
+function snapshotStatements(reader: BetterSqlite3.Database, snapshot: Snapshot): Statements {
+  if (snapshot.reads > 0 && !reader.inTransaction) snapshot.begin.run();
   snapshot.reads++;
   return statements(reader);
 }
@@ -432,8 +472,17 @@ export function bearerToken(digest: string, at: Date | number): BearerToken | nu
 }
 
 function sqliteBearerToken(d: SqliteDriver, digest: string, atMs: number): BearerToken | null {
-  const row = snapshotStatements(d).bearer.get(digest, sqliteTimeMs(atMs)) as [number, number, string, string, string, number, string | null] | undefined;
-  return row ? { userId: row[0], clientId: row[1], scopes: row[2], userName: row[3], userEmail: row[4], firstParty: row[5] === 1, jkt: row[6] } : null;
+  const reader = d.reader();
+  const snapshot = currentSnapshot(reader);
+  const cached = snapshot.tokens.get(digest);
+  if (cached && cached.expiresAtMs > atMs) return cached.token;
+  const row = snapshotStatements(reader, snapshot).bearer.get(digest, sqliteTimeMs(atMs)) as [number, number, string, string, string, number, string | null, string] | undefined;
+  if (!row) return null;
+  const token: BearerToken = Object.freeze({ userId: row[0], clientId: row[1], scopes: row[2], userName: row[3], userEmail: row[4], firstParty: row[5] === 1, jkt: row[6] });
+  const tokens = snapshot.tokens;
+  if (tokens.size >= MAX_CACHED_TOKENS) tokens.delete(tokens.keys().next().value!);
+  tokens.set(digest, { token, expiresAtMs: Date.parse(row[7]) });
+  return token;
 }
 
 /** bearerToken() once the driver is connected: the PostgreSQL lookup, or SQLite after its first connection. */
