@@ -7,11 +7,13 @@
 //   bare node:http     a node:http server answering {"status":"ok"}: what Node itself costs      (port P+2)
 //   next start         plain `next start`: what Next costs for the same route handler              (port P+1)
 //   npm start          the custom server (scripts/serve.ts start: the fast lane and Next)         (port P)
+//   npm start, no token cache   the same with TOKEN_CACHE_SIZE=0 (SQLite only, where the cache is) (port P+3)
 //
 // and, against `npm start`:
 //   health        GET  /api/health           a route handler that touches nothing
 //   ready         GET  /api/ready            one database round trip
-//   bearer read   GET  /api/user/<id>/       bearer validation (one statement) and the user
+//   bearer read   GET  /api/user/<id>/       bearer validation (on SQLite from the token cache) and the user
+//   bearer read, no token cache                the same on the server without the cache: one statement
 //   bearer @16    the same at 16 connections, for its p99
 //   introspection POST introspect endpoint   client authentication and one lookup by value
 //   refresh       POST token endpoint        refresh rotation (each connection follows its own chain)
@@ -19,7 +21,8 @@
 // plus the raw argon2id verify rate of this machine (in this process, as many at once as the server hashes).
 //
 // With --scale, it then seeds 1,000,000 access tokens and reads with tokens sampled from all of them, against
-// the same reads at 1,000 stored tokens.
+// the same reads at 1,000 stored tokens (on SQLite through the server without the token cache: the lookup's
+// cost is the index's, which the cache would hide).
 //
 // Absolute figures depend on the machine (and on whatever else runs on it: check `uptime` first); the targets
 // are ratios in one run, plus the refresh rate and the p99. The server runs on a scratch database: a fresh
@@ -359,7 +362,9 @@ function rotatingBearer(name: string, base: string, path: string, tokens: string
   };
 }
 
-async function buildScenarios(bases: { app: string; next: string; bare: string }, fixtures: Fixtures, connections: number): Promise<{ scenarios: Scenario[]; bearer: string }> {
+type Bases = { app: string; next: string; bare: string; uncached: string | null };
+
+async function buildScenarios(bases: Bases, fixtures: Fixtures, connections: number): Promise<{ scenarios: Scenario[]; bearer: string }> {
   const bearer = await passwordGrant(bases.app, fixtures);
   // One token chain per connection: a refresh token is single-use and reusing one revokes its whole grant,
   // so no two connections may share a chain. Each connection starts from its own password grant.
@@ -407,6 +412,7 @@ async function buildScenarios(bases: { app: string; next: string; bare: string }
       get("ready (one query)", bases.app, "/api/ready"),
       get("bearer read", bases.app, userPath, auth),
       get("bearer read @16", bases.app, userPath, auth, 16),
+      ...(bases.uncached ? [get("bearer read, no token cache", bases.uncached, userPath, auth)] : []),
       {
         name: "introspection",
         base: bases.app,
@@ -588,7 +594,7 @@ async function main(): Promise<void> {
     console.error("No production build found (.next/BUILD_ID): run `npm run build` first.");
     process.exit(1);
   }
-  for (const port of [options.port, options.port + 1, options.port + 2]) await assertPortFree(port);
+  for (const port of [options.port, options.port + 1, options.port + 2, options.port + 3]) await assertPortFree(port);
 
   const startedAt = new Date();
   const stamp = startedAt.toISOString().replace(/[:.]/g, "-");
@@ -597,7 +603,12 @@ async function main(): Promise<void> {
   const database = await prepareDatabase(options, stamp);
   cleanups.push(database.cleanup);
 
-  const bases = { app: `http://127.0.0.1:${options.port}`, next: `http://127.0.0.1:${options.port + 1}`, bare: `http://127.0.0.1:${options.port + 2}` };
+  const bases: Bases = {
+    app: `http://127.0.0.1:${options.port}`,
+    next: `http://127.0.0.1:${options.port + 1}`,
+    bare: `http://127.0.0.1:${options.port + 2}`,
+    uncached: database.kind === "sqlite" ? `http://127.0.0.1:${options.port + 3}` : null,
+  };
   const authSecret = randomBytes(32).toString("base64url");
   const serverEnv = {
     NODE_ENV: "production",
@@ -627,12 +638,20 @@ async function main(): Promise<void> {
   const bare = startProcess("bare node:http", process.execPath, ["-e", BARE_SERVER, String(options.port + 2)], {});
   cleanups.push(bare.stop);
   await Promise.all([waitForHealth(bases.next, plainNext), waitForHealth(bases.bare, bare)]);
+  // SQLite's token cache (src/server/fast-sql.ts) off: what a bearer read costs when it misses.
+  const uncached = bases.uncached ? startProcess("npm start, no token cache", process.execPath, ["--import", "tsx", "scripts/serve.ts", "start"], { ...serverEnv, PORT: String(options.port + 3), TOKEN_CACHE_SIZE: "0" }) : null;
+  if (uncached) {
+    cleanups.push(uncached.stop);
+    await waitForHealth(bases.uncached!, uncached);
+  }
 
   const fixtures = await createFixtures();
   const { scenarios } = await buildScenarios(bases, fixtures, options.connections);
   await warmUp(scenarios);
 
   const groups: ServerGroups = { [bases.app]: app.child.pid!, [bases.next]: plainNext.child.pid!, [bases.bare]: bare.child.pid! };
+  if (uncached) groups[bases.uncached!] = uncached.child.pid!;
+  const lookups = bases.uncached ?? bases.app; // the scale runs' server: every bearer read a lookup
   const rows: Figures[] = [];
   for (const scenario of scenarios) {
     const connections = scenario.connections ?? options.connections;
@@ -653,14 +672,14 @@ async function main(): Promise<void> {
     const userPath = `/api/user/${fixtures.userId}/`;
     console.error(`  scale: seeding ${SMALL_TOKENS} access tokens`);
     await seedTokens(database, fixtures, 0, SMALL_TOKENS);
-    const small = rotatingBearer(`bearer read, ${SMALL_TOKENS} tokens`, bases.app, userPath, sampleTokens(SMALL_TOKENS));
+    const small = rotatingBearer(`bearer read, ${SMALL_TOKENS} tokens`, lookups, userPath, sampleTokens(SMALL_TOKENS));
     await warmUp([small]);
     console.error(`  ${small.name}: ${options.duration} s`);
     const smallRun = await measure(small, options, groups);
     const smallFigures = figures(small, smallRun.result, options.connections, smallRun.cpuMs);
     console.error(`  scale: seeding up to ${SCALE_TOKENS.toLocaleString("en")} access tokens`);
     await seedTokens(database, fixtures, SMALL_TOKENS, SCALE_TOKENS);
-    const large = rotatingBearer(`bearer read, ${SCALE_TOKENS} tokens`, bases.app, userPath, sampleTokens(SCALE_TOKENS));
+    const large = rotatingBearer(`bearer read, ${SCALE_TOKENS} tokens`, lookups, userPath, sampleTokens(SCALE_TOKENS));
     await warmUp([large]);
     console.error(`  ${large.name}: ${options.duration} s`);
     const largeRun = await measure(large, options, groups);
@@ -710,6 +729,9 @@ async function main(): Promise<void> {
   console.log(`  health: npm start vs next start   ${throughputRatio("health: npm start", "health: next start")}x`);
   console.log(`  bearer read vs npm start health   ${throughputRatio("bearer read", "health: npm start")}x`);
   console.log(`  bearer read vs bare node:http     ${throughputRatio("bearer read", "health: bare node:http")}x`);
+  if (cpu("bearer read, no token cache") !== null) {
+    console.log(`  the same without the token cache  ${throughputRatio("bearer read, no token cache", "health: npm start")}x (npm start health), ${throughputRatio("bearer read, no token cache", "health: bare node:http")}x (bare node:http)`);
+  }
 
   const report = {
     created_at: startedAt.toISOString(),

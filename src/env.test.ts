@@ -13,6 +13,12 @@ describe("environment", () => {
     expect(env.resendApiKey).toBeNull();
     expect(env.trustProxy).toBe(false);
     expect(env.workers).toBe(1);
+    expect(env.tokenCacheSize).toBe(10_000);
+  });
+
+  it("reads TOKEN_CACHE_SIZE, 0 turning the SQLite token cache off", () => {
+    expect(parseEnv({ ...base, TOKEN_CACHE_SIZE: "0" }).tokenCacheSize).toBe(0);
+    expect(parseEnv({ ...base, TOKEN_CACHE_SIZE: "50000" }).tokenCacheSize).toBe(50_000);
   });
 
   it("reads WORKERS, the number of npm start processes", () => {
@@ -37,6 +43,8 @@ describe("environment", () => {
     [{ WORKERS: "0" }, /^Environment variable WORKERS must be an integer from 1 to 64$/],
     [{ WORKERS: "two" }, /^Environment variable WORKERS must be an integer from 1 to 64$/],
     [{ WORKERS: "1.5" }, /^Environment variable WORKERS must be an integer from 1 to 64$/],
+    [{ TOKEN_CACHE_SIZE: "-1" }, /^Environment variable TOKEN_CACHE_SIZE must be an integer from 0 to 1000000$/],
+    [{ TOKEN_CACHE_SIZE: "lots" }, /^Environment variable TOKEN_CACHE_SIZE must be an integer from 0 to 1000000$/],
   ])("stops with one line naming the variable: %o", (override, message) => {
     let error: unknown;
     try {

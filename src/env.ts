@@ -45,6 +45,7 @@ const ZRawEnv = z.object({
   UV_THREADPOOL_SIZE: optional(z.coerce.number().int().min(1).max(1024)),
   ALLOW_DEV_DATABASE: optional(z.enum(["0", "1"], { error: "must be 0 or 1" })),
   REGISTRATION: optional(z.enum(["off", "token", "open"], { error: "must be off, token or open" })),
+  TOKEN_CACHE_SIZE: optional(z.coerce.number({ error: "must be an integer from 0 to 1000000" }).int("must be an integer from 0 to 1000000").min(0, "must be an integer from 0 to 1000000").max(1_000_000, "must be an integer from 0 to 1000000")),
   WORKERS: optional(z.coerce.number({ error: "must be an integer from 1 to 64" }).int("must be an integer from 1 to 64").min(1, "must be an integer from 1 to 64").max(64, "must be an integer from 1 to 64")),
 });
 
@@ -70,6 +71,8 @@ export type Env = {
   allowDevDatabase: boolean;
   /** Who may register a client by RFC 7591 (CONTRACT.md 13): nobody, holders of an initial access token, anyone. */
   registration: "off" | "token" | "open";
+  /** Live access tokens each process keeps on SQLite between commits (src/server/fast-sql.ts); 0: none. */
+  tokenCacheSize: number;
   /** Threads in libuv's pool (UV_THREADPOOL_SIZE; Node's default 4), where argon2id runs. */
   threadPoolSize: number;
 };
@@ -129,6 +132,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     workers: raw.WORKERS ?? 1,
     allowDevDatabase: raw.ALLOW_DEV_DATABASE === "1",
     registration: raw.REGISTRATION ?? "off",
+    tokenCacheSize: raw.TOKEN_CACHE_SIZE ?? 10_000,
     threadPoolSize: raw.UV_THREADPOOL_SIZE ?? 4,
   };
 }

@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { bearerToken, clientByClientId, LostRotation, recentFailures, rotateAtOnce, rotateRefreshToken, sqliteTime, tokenByValue, userByEmail, type RotationPlan } from "@/server/fast-sql";
 import { mintTokens, startGrant } from "@/oauth/tokens";
 import { digest } from "@/server/crypto";
-import { env } from "@/env";
+import { env, setEnvForTests } from "@/env";
 import { db, driver, write } from "@/server/db";
 import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
@@ -105,7 +105,7 @@ describe("bearerToken", () => {
     expect(reader).not.toBe(d.connection);
     expect(reader.inTransaction).toBe(false);
     const first = bearerToken(digest(record.access_token), now());
-    expect(reader.inTransaction).toBe(false); // alone so far: no BEGIN and COMMIT
+    expect(reader.inTransaction).toBe(true);
     const second = bearerToken(digest(other.record.access_token), now());
     expect(reader.inTransaction).toBe(true);
     const third = bearerToken(digest("unknown"), now());
@@ -118,8 +118,9 @@ describe("bearerToken", () => {
     // The next run starts afresh.
     await write((tx) => tx.user.update({ where: { id: user.id }, data: { name: "Renamed" } })); // (empties the cache)
     const alone = bearerToken(digest(record.access_token), now());
-    expect(reader.inTransaction).toBe(false);
+    expect(reader.inTransaction).toBe(true);
     expect(await alone).toMatchObject({ userId: user.id });
+    expect(reader.inTransaction).toBe(false);
     expect(() => reader.prepare(`DELETE FROM "AccessToken"`).run()).toThrow(/readonly/i);
   });
 
@@ -172,6 +173,36 @@ describe("bearerToken", () => {
     expect(await bearerToken(expiringKey, now())).toBe(live);
     advanceClock(3600 * 1000);
     expect(await bearerToken(expiringKey, now())).toBeNull();
+  });
+
+  it("on SQLite, keeps at most TOKEN_CACHE_SIZE tokens, dropping the oldest, and none with 0", async () => {
+    if (env().database.kind !== "sqlite") return;
+    const nextRun = () => new Promise((resolve) => setImmediate(resolve));
+    const [a, b, c] = [await grantWithTokens(), await grantWithTokens(), await grantWithTokens()].map((g) => digest(g.record.access_token)) as [string, string, string];
+    const previous = setEnvForTests({ tokenCacheSize: 2 });
+    try {
+      const first = { a: await bearerToken(a, now()), b: await bearerToken(b, now()) };
+      await nextRun();
+      expect(await bearerToken(a, now())).toBe(first.a);
+      expect(await bearerToken(b, now())).toBe(first.b);
+      await bearerToken(c, now()); // a third: the oldest (a) goes
+      await nextRun();
+      expect(await bearerToken(b, now())).toBe(first.b);
+      const again = await bearerToken(a, now());
+      expect(again).toEqual(first.a);
+      expect(again).not.toBe(first.a);
+
+      setEnvForTests({ tokenCacheSize: 0 });
+      await write((tx) => tx.user.create({ data: { email: `cache-${now().getTime()}@example.test`, name: "x", passwordHash: "x" } })); // (empties the cache)
+      await nextRun();
+      const uncached = await bearerToken(c, now());
+      await nextRun();
+      const reread = await bearerToken(c, now());
+      expect(reread).toEqual(uncached);
+      expect(reread).not.toBe(uncached);
+    } finally {
+      setEnvForTests(previous);
+    }
   });
 
   it("does not read a Prisma transaction's uncommitted token, nor wait for the transaction", async () => {

@@ -31,6 +31,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import type { Client, User } from "@/generated/sqlite/client";
 import { connectedDriver, driver } from "@/server/db";
+import { env } from "@/env";
 import { log } from "@/server/log";
 
 /** A live access token as the bearer read finds it (on SQLite, possibly shared from the cache: read-only). */
@@ -170,26 +171,24 @@ type SqliteDriver = Extract<Awaited<ReturnType<typeof driver>>, { kind: "sqlite"
 // inside one. Each read transaction costs SQLite file-lock system calls (about 4 µs: a read mark on the WAL
 // index, set and cleared, and the file's size), more than the statement itself; so the reads made in one
 // synchronous run (the requests served together in one turn of the event loop, src/server/fast-lane.ts) share
-// one read transaction: the first runs on its own, a second opens the transaction that it and the rest of the
-// run share, and a microtask ends it before any of them goes on (a lone read pays no BEGIN and COMMIT). Each
-// request still sees the database as of a moment after it arrived: nothing another request, process or
-// instance commits later than that can have been answered to a client yet.
+// one read transaction, opened by the first and ended by a microtask before any of them goes on. Each request
+// still sees the database as of a moment after it arrived: nothing another request, process or instance
+// commits later than that can have been answered to a client yet.
 //
 // Live tokens the reader has found are kept (a validated-token cache, issue 8) for as long as nothing has been
-// committed since: at the start of each synchronous run the reader asks SQLite's data_version, which changes
-// whenever any other connection has committed anything to the file (Prisma's connection in this process,
-// another worker, another process such as the CLI: the reader itself writes nothing, it is query_only), and
-// a change empties the cache. A token revoked, deleted or expired, its grant revoked, its user renamed or its
-// client changed is therefore never answered from the cache to a request that arrived after the commit, on
-// any instance: the same moment-after-arrival view as the shared read transaction. Only live tokens are
-// kept, with their expiry (checked on every hit against the clock), and at most MAX_CACHED_TOKENS, by digest.
-// PostgreSQL has no such cheap question (every instance would need a round trip to learn of another's
-// commit): there, every bearer read is a lookup.
-export const MAX_CACHED_TOKENS = 10_000;
+// committed since. The run's read transaction starts by asking SQLite's data_version, which differs from the
+// last answer whenever any other connection has committed anything to the file (Prisma's connection in this
+// process, another worker, another process such as the CLI; the reader itself writes nothing, it is
+// query_only), and a change empties the cache. Asked inside the transaction, it names the very snapshot the
+// run reads. So a token revoked, deleted or expired, its grant revoked, its user renamed or its client changed
+// is never answered from the cache to a request that arrived after the commit, on any instance. Only live
+// tokens are kept, with their expiry (checked on every hit against the clock), at most TOKEN_CACHE_SIZE of
+// them (env.ts; 0 turns the cache off), by digest, the oldest dropped first. PostgreSQL has no such cheap
+// question (an instance would need a round trip to learn of another's commit): there every bearer read is a
+// lookup.
 type CachedToken = { token: BearerToken; expiresAtMs: number };
 type Snapshot = {
-  reads: number;
-  /** Whether this synchronous run has checked data_version (and started: end() is queued). */
+  /** Whether this synchronous run has opened the read transaction and checked data_version (end() is queued). */
   running: boolean;
   begin: BetterSqlite3.Statement;
   end: () => void;
@@ -202,11 +201,9 @@ const snapshots = new WeakMap<BetterSqlite3.Database, Snapshot>();
 function snapshotOf(reader: BetterSqlite3.Database): Snapshot {
   const commit = reader.prepare("COMMIT");
   const snapshot: Snapshot = {
-    reads: 0,
     running: false,
     begin: reader.prepare("BEGIN"),
     end: () => {
-      snapshot.reads = 0;
       snapshot.running = false;
       try {
         if (reader.open && reader.inTransaction) commit.run();
@@ -222,12 +219,13 @@ function snapshotOf(reader: BetterSqlite3.Database): Snapshot {
   return snapshot;
 }
 
-/** The reader's snapshot for this synchronous run: the first use in a run checks the cache against data_version. */
+/** The reader's snapshot for this synchronous run: the first read of a run opens it and checks the cache. */
 function currentSnapshot(reader: BetterSqlite3.Database): Snapshot {
   const snapshot = snapshots.get(reader) ?? snapshotOf(reader);
   if (!snapshot.running) {
     snapshot.running = true;
     queueMicrotask(snapshot.end);
+    if (!reader.inTransaction) snapshot.begin.run();
     const version = snapshot.dataVersion.get() as number;
     if (version !== snapshot.version) {
       snapshot.tokens.clear();
@@ -235,13 +233,6 @@ function currentSnapshot(reader: BetterSqlite3.Database): Snapshot {
     }
   }
   return snapshot;
-}
-
-/** The reader connection's statements, for a read that shares its synchronous run's read transaction. */
-function snapshotStatements(reader: BetterSqlite3.Database, snapshot: Snapshot): Statements {
-  if (snapshot.reads > 0 && !reader.inTransaction) snapshot.begin.run();
-  snapshot.reads++;
-  return statements(reader);
 }
 
 /** A read on SQLite: at once, unless a Prisma transaction is open on the connection (then after it). */
@@ -473,15 +464,17 @@ export function bearerToken(digest: string, at: Date | number): BearerToken | nu
 
 function sqliteBearerToken(d: SqliteDriver, digest: string, atMs: number): BearerToken | null {
   const reader = d.reader();
-  const snapshot = currentSnapshot(reader);
-  const cached = snapshot.tokens.get(digest);
+  const tokens = currentSnapshot(reader).tokens;
+  const cached = tokens.get(digest);
   if (cached && cached.expiresAtMs > atMs) return cached.token;
-  const row = snapshotStatements(reader, snapshot).bearer.get(digest, sqliteTimeMs(atMs)) as [number, number, string, string, string, number, string | null, string] | undefined;
+  const row = statements(reader).bearer.get(digest, sqliteTimeMs(atMs)) as [number, number, string, string, string, number, string | null, string] | undefined;
   if (!row) return null;
   const token: BearerToken = Object.freeze({ userId: row[0], clientId: row[1], scopes: row[2], userName: row[3], userEmail: row[4], firstParty: row[5] === 1, jkt: row[6] });
-  const tokens = snapshot.tokens;
-  if (tokens.size >= MAX_CACHED_TOKENS) tokens.delete(tokens.keys().next().value!);
-  tokens.set(digest, { token, expiresAtMs: Date.parse(row[7]) });
+  const size = env().tokenCacheSize;
+  if (size > 0) {
+    if (tokens.size >= size) tokens.delete(tokens.keys().next().value!);
+    tokens.set(digest, { token, expiresAtMs: Date.parse(row[7]) });
+  }
   return token;
 }
 
