@@ -19,7 +19,7 @@ import { resourceMetadataUrl } from "@/resource/resource";
 
 export type Principal = {
   userId: number;
-  scopes: Scope[];
+  scopes: readonly Scope[];
   /** The OAuth client the token was issued to (internal id); null for the service's own pages. */
   clientId: number | null;
   via: "bearer" | "session";
@@ -127,10 +127,21 @@ async function sessionAuthenticate(request: Request): Promise<Principal> {
   throw unauthorized(null);
 }
 
+// A token's stored scope string is one of a handful (formatScope() writes them in one order): each parsed once.
+const parsedScopes = new Map<string, readonly Scope[]>();
+function tokenScopes(stored: string): readonly Scope[] {
+  let scopes = parsedScopes.get(stored);
+  if (scopes === undefined) {
+    scopes = Object.freeze(storedScopes(stored));
+    if (parsedScopes.size < 64) parsedScopes.set(stored, scopes);
+  }
+  return scopes;
+}
+
 function bearerPrincipal(row: BearerToken, scope: Scope): Principal {
   const principal: Principal = {
     userId: row.userId,
-    scopes: storedScopes(row.scopes),
+    scopes: tokenScopes(row.scopes),
     clientId: row.clientId,
     via: "bearer",
     user: { id: row.userId, name: row.userName, email: row.userEmail },

@@ -6,6 +6,7 @@
 // One store per process, on globalThis: the custom server imports the route modules beside Next's own bundle
 // (two copies of this module in one process, STACK.md), and both must see the same context.
 import { AsyncLocalStorage } from "node:async_hooks";
+import { clientAddress } from "@/http/client-address";
 
 export type AfterTask = () => unknown;
 
@@ -18,6 +19,29 @@ export type RequestContext = {
 
 const holder = globalThis as typeof globalThis & { __appRequestContext?: AsyncLocalStorage<RequestContext> };
 const storage: AsyncLocalStorage<RequestContext> = (holder.__appRequestContext ??= new AsyncLocalStorage<RequestContext>());
+
+/**
+ * The context the fast lane (and the integration tests' dispatcher) makes for a request, with its
+ * after-response queue; the client address is read from the request when something first asks for it (a
+ * rate limit, an audit event), so that the many requests that never ask do not pay for it.
+ */
+export function laneContext(request: Request, after: AfterTask[]): RequestContext {
+  return new LaneContext(request, after);
+}
+
+class LaneContext implements RequestContext {
+  #ip: string | null | undefined = undefined;
+  constructor(
+    readonly request: Request,
+    readonly after: AfterTask[],
+  ) {}
+  get ip(): string | null {
+    return (this.#ip ??= clientAddress(this.request));
+  }
+  set ip(value: string | null) {
+    this.#ip = value;
+  }
+}
 
 export function runWithRequestContext<T>(context: RequestContext, fn: () => T): T {
   return storage.run(context, fn);

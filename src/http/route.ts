@@ -90,11 +90,9 @@ export function route(handlers: Partial<Record<Method, Handler>>, options: Route
         } else {
           const handler = handlers[method];
           if (!handler) throw methodNotAllowed(allow, kind === "oauth" ? "invalid_request" : "method not allowed");
-          // The fast lane has made this request's context (with its after-response queue): fill in the
-          // address. Under Next there is none yet: make one.
-          const own = requestContext();
-          if (own?.after && own.ip === null) {
-            own.ip = clientAddress(request);
+          // The fast lane has made this request's context (with its after-response queue and the address,
+          // read when first asked for: laneContext()). Under Next there is none yet: make one.
+          if (requestContext()?.after) {
             response = await handler(request, context);
           } else {
             response = await runWithRequestContext({ ip: clientAddress(request) }, () => handler(request, context));

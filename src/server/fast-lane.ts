@@ -12,7 +12,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import { bodyReadAlready, MAX_BODY_BYTES } from "@/http/body";
-import { runAfterTasks, runWithRequestContext, type AfterTask } from "@/http/request-context";
+import { laneContext, runAfterTasks, runWithRequestContext, type AfterTask } from "@/http/request-context";
 import { JSON_TYPE, unreadHeaderLines, unreadText } from "@/http/respond";
 import { log, redact } from "@/server/log";
 import { observeRequest } from "@/server/metrics";
@@ -191,7 +191,7 @@ export async function serveFastLane(req: IncomingMessage, res: ServerResponse, d
     else {
       const request = toRequest(req, options.origin, body);
       const match = decision.match;
-      response = await runWithRequestContext({ ip: null, after }, () => invoke(match, request));
+      response = await runWithRequestContext(laneContext(request, after), () => invoke(match, request));
     }
     // Past the limit the rest of the body stays unread: the connection closes after the answer.
     await writeResponse(res, response, method, oversize || (options.closing?.() ?? false));

@@ -7,7 +7,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { env } from "@/env";
-import { runAfterTasks, runWithRequestContext, type AfterTask } from "@/http/request-context";
+import { laneContext, runAfterTasks, runWithRequestContext, type AfterTask } from "@/http/request-context";
 import { dispatch, routeTable } from "@/server/dispatch";
 import { buildRouteTable, type RouteTable } from "@/server/routes";
 import { appendPeerAddress, decideLane, pathOf, queueFastLane } from "@/server/fast-lane";
@@ -36,7 +36,7 @@ export async function call(method: string, path: string, options: CallOptions = 
   const request = new Request(BASE + path, { method, headers, body: body as BodyInit | undefined });
   // The fast lane's table, plus the few route handlers outside /api that production leaves to Next.
   everyRoute ??= buildRouteTable(undefined, "all");
-  const response = await runWithRequestContext({ ip: null, after }, () => dispatch(request, everyRoute!));
+  const response = await runWithRequestContext(laneContext(request, after), () => dispatch(request, everyRoute!));
   const text = await response.text();
   await runAfterTasks(after);
   let json: unknown = undefined;
