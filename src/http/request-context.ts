@@ -30,13 +30,16 @@ export function laneContext(request: Request, after: AfterTask[]): RequestContex
 }
 
 class LaneContext implements RequestContext {
+  readonly #request: Request;
   #ip: string | null | undefined = undefined;
   constructor(
-    readonly request: Request,
+    request: Request,
     readonly after: AfterTask[],
-  ) {}
+  ) {
+    this.#request = request;
+  }
   get ip(): string | null {
-    return (this.#ip ??= clientAddress(this.request));
+    return (this.#ip ??= clientAddress(this.#request));
   }
   set ip(value: string | null) {
     this.#ip = value;
