@@ -11,7 +11,8 @@ import { clientAddress } from "@/http/client-address";
 export type AfterTask = () => unknown;
 
 export type RequestContext = {
-  ip: string | null;
+  /** The client address (CONTRACT.md 1); in the fast lane read from the request when first asked for. */
+  readonly ip: string | null;
   requestId?: string;
   /** Set by the fast lane: tasks it runs once the response has been written (see afterResponse()). */
   after?: AfterTask[];
@@ -31,18 +32,15 @@ export function laneContext(request: Request, after: AfterTask[]): RequestContex
 
 class LaneContext implements RequestContext {
   readonly #request: Request;
-  #ip: string | null | undefined = undefined;
+  #ip: string | undefined = undefined;
   constructor(
     request: Request,
     readonly after: AfterTask[],
   ) {
     this.#request = request;
   }
-  get ip(): string | null {
+  get ip(): string {
     return (this.#ip ??= clientAddress(this.#request));
-  }
-  set ip(value: string | null) {
-    this.#ip = value;
   }
 }
 
