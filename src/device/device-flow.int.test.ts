@@ -9,10 +9,9 @@ import { advanceClock, nowMs, resetClock } from "@/clock";
 import { consentCsrfToken } from "@/oauth/authorization-request";
 import { loadConsentScreen } from "@/oauth/consent-screen";
 import { db, write } from "@/server/db";
-import * as tokenRoute from "../../app/api/connect/oauth2/token/route";
-import { BASE, call } from "@/testing/app";
+import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
-import { Barrier, heldBody, together } from "@/testing/race";
+import { Barrier, together } from "@/testing/race";
 import { sessionCookie } from "@/testing/session";
 import { deviceFormCsrfToken } from "@/device/verify-user-code";
 
@@ -43,19 +42,6 @@ async function start(client: Registered, scope: string | null = "readonly") {
 }
 
 const poll = (client: Registered, deviceCode: string) => call("POST", TOKEN, { body: { grant_type: GRANT, device_code: deviceCode, ...credentials(client) } });
-
-/** POSTs `body` to the token endpoint, its body held at `barrier` (src/testing/race.ts). */
-async function heldTokenRequest(barrier: Barrier, body: Record<string, unknown>) {
-  const request = new Request(BASE + TOKEN, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: heldBody(barrier, JSON.stringify(body)),
-    // @ts-expect-error Node's fetch needs duplex for a streamed request body.
-    duplex: "half",
-  });
-  const response = await tokenRoute.POST(request, { params: Promise.resolve({}) });
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-}
 
 /** Posts the /device form as the signed-in person's browser would. */
 function typeCode(s: Setup, userCode: string, options: { cookie?: string; origin?: string; csrf?: string } = {}) {
@@ -258,13 +244,13 @@ describe("polling the token endpoint (RFC 8628 3.4, 3.5)", () => {
     await approve(s, user_code);
     const barrier = new Barrier(8);
     const body = { grant_type: GRANT, device_code, ...credentials(s.client) };
-    const results = await together(barrier, Array.from({ length: 8 }, () => heldTokenRequest(barrier, body)));
+    const results = await together(barrier, Array.from({ length: 8 }, () => call("POST", TOKEN, { body, heldBy: barrier })));
     // All eight handlers had started reading their bodies before any body arrived: they overlapped. (Polls
     // that both read the row before either claims it are lined up in device-code-overlapping-polls.int.test.ts,
     // which is the test that fails when the claim is not conditional.)
     expect(barrier.arrived).toBe(8);
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
-    expect(results.filter((r) => r.status !== 200)).toEqual(Array(7).fill({ status: 400, json: { error: "invalid_grant" } }));
+    expect(results.filter((r) => r.status !== 200).map((r) => ({ status: r.status, json: r.json }))).toEqual(Array(7).fill({ status: 400, json: { error: "invalid_grant" } }));
     expect(await (await db()).accessToken.count({ where: { userId: s.user.id } })).toBe(1);
   });
 
@@ -273,7 +259,7 @@ describe("polling the token endpoint (RFC 8628 3.4, 3.5)", () => {
     const { device_code } = await start(s.client);
     const barrier = new Barrier(4);
     const body = { grant_type: GRANT, device_code, ...credentials(s.client) };
-    const results = await together(barrier, Array.from({ length: 4 }, () => heldTokenRequest(barrier, body)));
+    const results = await together(barrier, Array.from({ length: 4 }, () => call("POST", TOKEN, { body, heldBy: barrier })));
     expect(barrier.arrived).toBe(4);
     expect(results.map((r) => r.json.error).sort()).toEqual(["authorization_pending", "slow_down", "slow_down", "slow_down"]);
   });

@@ -10,6 +10,7 @@ import { env } from "@/env";
 import { laneContext, runAfterTasks, runWithRequestContext, type AfterTask } from "@/http/request-context";
 import { dispatch, routeTable } from "@/server/dispatch";
 import { buildRouteTable, type RouteTable } from "@/server/routes";
+import { heldBody, type Barrier } from "@/testing/race";
 import { appendPeerAddress, decideLane, pathOf, queueFastLane } from "@/server/fast-lane";
 
 export { dispatch };
@@ -18,7 +19,15 @@ let everyRoute: RouteTable | null = null;
 
 export const BASE = "http://localhost:3000";
 
-type CallOptions = { body?: unknown; headers?: Record<string, string>; token?: string; raw?: string | Uint8Array };
+type CallOptions = {
+  body?: unknown;
+  headers?: Record<string, string>;
+  token?: string;
+  raw?: string | Uint8Array;
+  /** The body held at this barrier (src/testing/race.ts): the handler gets it once every request sharing the
+   * barrier has started reading its own, so that the requests overlap. */
+  heldBy?: Barrier;
+};
 
 /**
  * In-process request: `call("POST", "/api/x/", { body })`. JSON bodies unless `raw` is given. Like the fast
@@ -33,7 +42,9 @@ export async function call(method: string, path: string, options: CallOptions = 
     headers["content-type"] ??= "application/json";
   }
   const after: AfterTask[] = [];
-  const request = new Request(BASE + path, { method, headers, body: body as BodyInit | undefined });
+  const held = options.heldBy && body !== undefined ? heldBody(options.heldBy, typeof body === "string" ? body : new TextDecoder().decode(body)) : undefined;
+  // (Node's fetch needs `duplex` for a streamed request body.)
+  const request = new Request(BASE + path, { method, headers, body: (held ?? body) as BodyInit | undefined, ...(held ? { duplex: "half" } : {}) } as RequestInit);
   // The fast lane's table, plus the few route handlers outside /api that production leaves to Next.
   everyRoute ??= buildRouteTable(undefined, "all");
   const response = await runWithRequestContext(laneContext(request, after), () => dispatch(request, everyRoute!));
