@@ -7,12 +7,12 @@
 //   bare node:http     a node:http server answering {"status":"ok"}: what Node itself costs      (port P+2)
 //   next start         plain `next start`: what Next costs for the same route handler              (port P+1)
 //   npm start          the custom server (scripts/serve.ts start: the fast lane and Next)         (port P)
-//   npm start, no token cache   the same with TOKEN_CACHE_SIZE=0 (SQLite only, where the cache is) (port P+3)
+//   npm start, no token cache   the same with TOKEN_CACHE_SIZE=0                                  (port P+3)
 //
 // and, against `npm start`:
 //   health        GET  /api/health           a route handler that touches nothing
 //   ready         GET  /api/ready            one database round trip
-//   bearer read   GET  /api/user/<id>/       bearer validation (on SQLite from the token cache) and the user
+//   bearer read   GET  /api/user/<id>/       bearer validation (from the validated-token cache) and the user
 //   bearer read, no token cache                the same on the server without the cache: one statement
 //   bearer @16    the same at 16 connections, for its p99
 //   introspection POST introspect endpoint   client authentication and one lookup by value
@@ -21,8 +21,8 @@
 // plus the raw argon2id verify rate of this machine (in this process, as many at once as the server hashes).
 //
 // With --scale, it then seeds 1,000,000 access tokens and reads with tokens sampled from all of them, against
-// the same reads at 1,000 stored tokens (on SQLite through the server without the token cache: the lookup's
-// cost is the index's, which the cache would hide).
+// the same reads at 1,000 stored tokens (through the server without the token cache: the lookup's cost is
+// the index's, which the cache would hide).
 //
 // Absolute figures depend on the machine (and on whatever else runs on it: check `uptime` first); the targets
 // are ratios in one run, plus the refresh rate and the p99. The server runs on a scratch database: a fresh
@@ -607,7 +607,7 @@ async function main(): Promise<void> {
     app: `http://127.0.0.1:${options.port}`,
     next: `http://127.0.0.1:${options.port + 1}`,
     bare: `http://127.0.0.1:${options.port + 2}`,
-    uncached: database.kind === "sqlite" ? `http://127.0.0.1:${options.port + 3}` : null,
+    uncached: `http://127.0.0.1:${options.port + 3}`,
   };
   const authSecret = randomBytes(32).toString("base64url");
   const serverEnv = {

@@ -11,7 +11,9 @@
 //   finish. Reads are different: in WAL mode a reader never waits for a writer (it reads the last commit), so
 //   the bearer read runs on a connection of its own, opened on first use (reader(), query_only), and never
 //   waits for, nor sees inside, a Prisma transaction.
-// - PostgreSQL: one pg.Pool shared by Prisma (new PrismaPg(pool)) and our prepared statements.
+// - PostgreSQL: one pg.Pool shared by Prisma (new PrismaPg(pool)) and our prepared statements. Each of its
+//   connections holds back the end of a transaction that invalidated cached tokens (settleCommits(), the lease
+//   of src/server/pg-token-cache.ts).
 //
 // Every wait on the database is bounded (issue 10 point 4: a database that cannot answer is a 503 within 10
 // seconds, never a hang; src/server/db-errors.ts says which failures those are): on PostgreSQL a connection
@@ -32,6 +34,7 @@ import { dirname } from "node:path";
 import pg from "pg";
 import { env } from "@/env";
 import { log } from "@/server/log";
+import { closePgTokenCache, pgTokenCache, settleCommits, type PgTokenCache } from "@/server/pg-token-cache";
 import { PrismaClient as PostgresClient } from "@/generated/postgresql/client";
 import { Prisma, PrismaClient as SqliteClient } from "@/generated/sqlite/client";
 
@@ -54,7 +57,12 @@ export type Driver =
       hold: () => Promise<() => void>;
       queued: () => number;
     }
-  | { kind: "postgresql"; pool: pg.Pool };
+  | {
+      kind: "postgresql";
+      pool: pg.Pool;
+      /** The validated-token cache and its lease (src/server/pg-token-cache.ts), or null with TOKEN_CACHE_SIZE=0. */
+      tokenCache: PgTokenCache | null;
+    };
 
 type Holder = { client?: Db; ready?: Promise<Db>; driver?: Driver; pool?: pg.Pool; reader?: BetterSqlite3.Database; longStatements?: boolean; initialised?: boolean };
 
@@ -141,12 +149,18 @@ function createClient(): { client: Db; init: (client: Db) => Promise<void> } {
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
       keepAlive: true,
       keepAliveInitialDelayMillis: 5_000,
+      // The token cache's triggers tell the writing session by a notice (src/server/pg-token-cache.ts), which
+      // a server or role configured to send fewer messages would withhold.
+      options: "-c client_min_messages=notice",
     });
     // An idle connection that the server closes (PostgreSQL stopped or restarted) is an 'error' event on the
     // pool; unheard, it would end the process. The pool has already dropped that connection.
     pool.on("error", (error) => log.warn("database connection lost", { error: error.message }));
     holder.pool = pool;
-    holder.driver = { kind: "postgresql", pool };
+    const tokenCache = pgTokenCache(CONNECT_TIMEOUT_MS);
+    // Every change a cached token depends on completes only once no instance can still answer from it.
+    if (tokenCache) pool.on("connect", (connection) => settleCommits(connection));
+    holder.driver = { kind: "postgresql", pool, tokenCache };
     // The PostgreSQL client is generated from the same model; only its provider literal differs.
     // (The adapter's copy of @types/pg differs from ours; at run time both are the one `pg`, which its
     // `instanceof pg.Pool` check needs.)
@@ -246,4 +260,5 @@ export async function disconnectDb(): Promise<void> {
   holder.pool = undefined;
   await client?.$disconnect();
   await pool?.end();
+  await closePgTokenCache();
 }

@@ -33,6 +33,7 @@ import type { Client, User } from "@/generated/sqlite/client";
 import { connectedDriver, driver } from "@/server/db";
 import { env } from "@/env";
 import { log } from "@/server/log";
+import { tokenCacheHits } from "@/server/metrics";
 
 /** A live access token as the bearer read finds it (on SQLite, possibly shared from the cache: read-only). */
 export type BearerToken = {
@@ -184,8 +185,8 @@ type SqliteDriver = Extract<Awaited<ReturnType<typeof driver>>, { kind: "sqlite"
 // is never answered from the cache to a request that arrived after the commit, on any instance. Only live
 // tokens are kept, with their expiry (checked on every hit against the clock), at most TOKEN_CACHE_SIZE of
 // them (env.ts; 0 turns the cache off), by digest, the oldest dropped first. PostgreSQL has no such cheap
-// question (an instance would need a round trip to learn of another's commit): there every bearer read is a
-// lookup.
+// question (an instance would need a round trip to learn of another's commit): there the instances hold a
+// lease on their caches instead (src/server/pg-token-cache.ts).
 type CachedToken = { token: BearerToken; expiresAtMs: number };
 type Snapshot = {
   /** Whether this synchronous run has opened the read transaction and checked data_version (end() is queued). */
@@ -459,6 +460,11 @@ export function bearerToken(digest: string, at: Date | number): BearerToken | nu
   const atMs = typeof at === "number" ? at : at.getTime();
   const d = connectedDriver();
   if (d?.kind === "sqlite") return sqliteBearerToken(d, digest, atMs);
+  const hit = d?.tokenCache?.get(digest, atMs);
+  if (hit !== undefined) {
+    tokenCacheHits.count++;
+    return hit;
+  }
   return bearerTokenLater(digest, atMs);
 }
 
@@ -466,7 +472,10 @@ function sqliteBearerToken(d: SqliteDriver, digest: string, atMs: number): Beare
   const reader = d.reader();
   const tokens = currentSnapshot(reader).tokens;
   const cached = tokens.get(digest);
-  if (cached && cached.expiresAtMs > atMs) return cached.token;
+  if (cached && cached.expiresAtMs > atMs) {
+    tokenCacheHits.count++;
+    return cached.token;
+  }
   const row = statements(reader).bearer.get(digest, sqliteTimeMs(atMs)) as [number, number, string, string, string, number, string | null, string] | undefined;
   if (!row) return null;
   const token: BearerToken = Object.freeze({ userId: row[0], clientId: row[1], scopes: row[2], userName: row[3], userEmail: row[4], firstParty: row[5] === 1, jkt: row[6] });
@@ -480,12 +489,16 @@ function sqliteBearerToken(d: SqliteDriver, digest: string, atMs: number): Beare
 
 /** bearerToken() once the driver is connected: the PostgreSQL lookup, or SQLite after its first connection. */
 async function bearerTokenLater(digest: string, atMs: number): Promise<BearerToken | null> {
-  const d = connectedDriver() ?? (await driver());
+  const known = connectedDriver();
+  const generation = known?.kind === "postgresql" ? known.tokenCache?.generation : undefined; // before the lookup
+  const d = known ?? (await driver());
   if (d.kind === "sqlite") return sqliteBearerToken(d, digest, atMs);
   const row = await pgLookup<BearerToken & { digest: string; expiresAt: Date }>(d.pool, "bearer", "digest", digest);
   if (!row || row.expiresAt.getTime() <= atMs) return null;
   const { userId, clientId, scopes, userName, userEmail, firstParty, jkt } = row;
-  return { userId, clientId, scopes, userName, userEmail, firstParty, jkt };
+  const token: BearerToken = Object.freeze({ userId, clientId, scopes, userName, userEmail, firstParty, jkt });
+  if (generation !== undefined) d.tokenCache?.put(digest, token, row.expiresAt.getTime(), generation);
+  return token;
 }
 
 /** An access or refresh token by digest, live or not, looking first where `hint` says (RFC 7009 2.1). */

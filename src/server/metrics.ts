@@ -8,6 +8,8 @@
 // - mail_outbox_messages{status}: the outbox by status, read from the database when scraped;
 //   mail_delivery_failures_total: failed attempts to hand a message to the provider;
 // - database_errors_total{kind}: requests answered 503 because the database was busy or unavailable;
+// - token_cache_hits_total: bearer reads answered from the validated-token cache (src/server/fast-sql.ts,
+//   src/server/pg-token-cache.ts), counted as a plain number on the hot path and read when scraped;
 // - process_* and nodejs_*: prom-client's default metrics.
 // With WORKERS=n the metrics cover every worker: the worker that serves GET /api/metrics asks the primary,
 // which collects from each worker (prom-client's AggregatorRegistry; counters and histograms summed, the
@@ -27,7 +29,10 @@ type Metrics = {
   databaseErrors: Counter<"kind">;
 };
 
-const holder = globalThis as typeof globalThis & { __appMetrics?: Metrics };
+const holder = globalThis as typeof globalThis & { __appMetrics?: Metrics; __appTokenCacheHits?: { count: number } };
+
+/** Bearer reads answered from the token cache: `tokenCacheHits.count++` costs the hot path nothing more. */
+export const tokenCacheHits: { count: number } = (holder.__appTokenCacheHits ??= { count: 0 });
 
 function create(): Metrics {
   const registry = new Registry();
@@ -61,6 +66,15 @@ function create(): Metrics {
     mailFailures: new Counter({ name: "mail_delivery_failures_total", help: "Failed attempts to hand a message to the mail provider", registers: [registry] }),
     databaseErrors: new Counter({ name: "database_errors_total", help: "Requests answered 503 because the database was busy or could not be reached", labelNames: ["kind"], registers: [registry] }),
   };
+  new Counter({
+    name: "token_cache_hits_total",
+    help: "Bearer reads answered from the validated-token cache",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(tokenCacheHits.count);
+    },
+  });
   if (cluster.isWorker) {
     // Answer the primary's collection requests (prom-client's listener is added when an aggregator exists).
     new AggregatorRegistry();

@@ -1,0 +1,278 @@
+// The validated-token cache on PostgreSQL (issue 8: "a token deleted or revoked on any instance must be refused
+// by every instance on its next request"). SQLite's cache asks data_version (src/server/fast-sql.ts); an
+// instance on PostgreSQL cannot learn of another's commit without a round trip, which is the cost the cache
+// saves. So the instances keep a lease on their caches instead, bounded by time:
+//
+// 1. Every commit that could make a cached answer wrong tells every instance: triggers on "AccessToken" (any
+//    change or deletion, which a grant's, client's or user's deletion cascades to), "Grant" (its revocation),
+//    "User" (its name or e-mail) and "Client" (its first-party flag), and TRUNCATE of any of them, call
+//    pg_notify(INVALIDATION_CHANNEL) in the writing transaction (prisma/postgresql/migrations/
+//    20261124000000_token_cache). PostgreSQL delivers it at commit, to every listening session, in commit
+//    order with every other notification. Each instance listens on a connection of its own and empties its
+//    cache when it arrives.
+// 2. While its cache is in use, each instance sends itself a heartbeat through the same queue every
+//    HEARTBEAT_MS, on a channel of its own, carrying the (monotonic) time it was sent. Receiving a heartbeat
+//    sent at time s proves that every invalidation committed before s has been received and applied: the
+//    heartbeat committed after s, and notifications arrive in commit order. An instance answers from its cache
+//    only while its newest heartbeat was sent less than STALENESS_MS ago; otherwise (a slow or lost listening
+//    connection, a stalled process, a cold start) it asks the database, as without the cache.
+// 3. The same triggers raise INVALIDATION_NOTICE to the writing session itself, before its statement
+//    completes. The pool (db.ts) holds back the completion of a transaction that raised it for STALENESS_MS
+//    after its commit (settleCommits()), so no caller, and no client of ours, learns that the change is done
+//    before that time has passed. A request that reaches any instance after that finds the instance's newest
+//    heartbeat sent after the commit (so the invalidation already applied) or too old (so no cache). This is a
+//    lease: it assumes only that the machines' clocks run at the same rate over STALENESS_MS.
+//
+// The price: a change that invalidates (a revocation, a rename, a grant's withdrawal) answers STALENESS_MS
+// later; token issuance, refresh rotation (which touch neither those columns nor rows) and reads do not wait.
+// A change made outside the service (psql) is seen by every instance within STALENESS_MS. TOKEN_CACHE_SIZE=0
+// turns the cache off and with it the listening connection and the wait; set it alike on every instance.
+import { randomBytes } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import pg from "pg";
+import { env } from "@/env";
+import { log } from "@/server/log";
+import type { BearerToken } from "@/server/fast-sql";
+
+export const INVALIDATION_CHANNEL = "token_cache";
+export const INVALIDATION_NOTICE = "token_cache: invalidated";
+/** How old the newest heartbeat may be for a cache hit; and how long an invalidating commit is held back. */
+export const STALENESS_MS = 40;
+const HEARTBEAT_MS = 10;
+/** The heartbeats stop when no bearer read asked for this long (the next read asks the database). */
+const IDLE_AFTER_MS = 2_000;
+/** A heartbeat not back after this long: the listening connection is dropped and made again. */
+const LOST_AFTER_MS = 5_000;
+const RETRY_AFTER_MS = 1_000;
+
+type Entry = { token: BearerToken; expiresAtMs: number };
+
+export class PgTokenCache {
+  private readonly tokens = new Map<string, Entry>();
+  /** Bumped whenever the cache is emptied: a lookup that began before then must not fill it. */
+  private generationCount = 0;
+  private listener: pg.Client | null = null;
+  private connecting = false;
+  private retryAt = 0;
+  private readonly heartbeatChannel = `token_cache_hb_${randomBytes(8).toString("hex")}`;
+  /** performance.now() when the newest heartbeat received was sent. */
+  private horizon = -Infinity;
+  private heartbeatSentAt: number | null = null;
+  private lastUse = -Infinity;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly connectionString: string,
+    private readonly size: number,
+    private readonly connectTimeoutMs: number,
+  ) {}
+
+  /** The generation a lookup starts in; pass it to put(). */
+  get generation(): number {
+    return this.generationCount;
+  }
+
+  /** Whether a hit may be answered now: the newest heartbeat proves every earlier invalidation applied. */
+  get fresh(): boolean {
+    return performance.now() - this.horizon < STALENESS_MS;
+  }
+
+  /** The cached live token for `digest` at `atMs`, or undefined: ask the database. */
+  get(digest: string, atMs: number): BearerToken | undefined {
+    const now = performance.now();
+    this.lastUse = now;
+    if (this.timer === null) this.start();
+    if (now - this.horizon >= STALENESS_MS) return undefined;
+    const entry = this.tokens.get(digest);
+    return entry !== undefined && entry.expiresAtMs > atMs ? entry.token : undefined;
+  }
+
+  /** Keeps a live token the database answered, unless the cache was emptied since the lookup began. */
+  put(digest: string, token: BearerToken, expiresAtMs: number, generation: number): void {
+    if (generation !== this.generationCount || this.size <= 0) return;
+    if (this.tokens.size >= this.size) this.tokens.delete(this.tokens.keys().next().value!);
+    this.tokens.set(digest, { token, expiresAtMs });
+  }
+
+  /** Stops the heartbeats and closes the listening connection (shutdown, tests). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stop();
+    const listener = this.listener;
+    this.drop(listener);
+    await listener?.end().catch(() => {});
+  }
+
+  private clear(): void {
+    this.tokens.clear();
+    this.generationCount++;
+  }
+
+  private start(): void {
+    if (this.closed) return;
+    this.timer = setInterval(() => this.beat(), HEARTBEAT_MS);
+    this.timer.unref();
+    this.beat();
+  }
+
+  private stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private beat(): void {
+    const now = performance.now();
+    if (now - this.lastUse > IDLE_AFTER_MS) return this.stop();
+    const listener = this.listener;
+    if (listener === null) return this.connect();
+    if (this.heartbeatSentAt !== null) {
+      if (now - this.heartbeatSentAt > LOST_AFTER_MS) {
+        log.warn("the token cache's listening connection stopped answering; making it again");
+        this.drop(listener);
+        listener.end().catch(() => {});
+      }
+      return; // one heartbeat at a time
+    }
+    this.heartbeatSentAt = now;
+    listener.query("SELECT pg_notify($1, $2)", [this.heartbeatChannel, String(now)]).catch((error: unknown) => {
+      log.warn("the token cache's heartbeat failed", { error: String(error) });
+      this.drop(listener);
+      listener.end().catch(() => {});
+    });
+  }
+
+  private connect(): void {
+    if (this.connecting || this.closed || performance.now() < this.retryAt) return;
+    this.connecting = true;
+    const client = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: this.connectTimeoutMs, keepAlive: true, keepAliveInitialDelayMillis: 5_000 });
+    client.on("notification", (message) => this.notified(client, message));
+    client.on("error", (error) => {
+      log.warn("the token cache's listening connection failed", { error: error.message });
+      this.drop(client);
+    });
+    client.on("end", () => this.drop(client));
+    void (async () => {
+      try {
+        await client.connect();
+        await client.query(`LISTEN "${INVALIDATION_CHANNEL}"`);
+        await client.query(`LISTEN "${this.heartbeatChannel}"`);
+        (client as unknown as { unref(): void }).unref(); // never what keeps the process alive (pg 8.23; untyped)
+        if (this.closed) throw new Error("closed");
+        this.clear(); // whatever was read before we listened may be stale
+        this.listener = client;
+      } catch (error) {
+        if (!this.closed) log.warn("the token cache could not listen for invalidations", { error: String(error) });
+        this.retryAt = performance.now() + RETRY_AFTER_MS;
+        client.end().catch(() => {});
+      } finally {
+        this.connecting = false;
+      }
+    })();
+  }
+
+  /**
+   * For tests: a listener that lags behind the database. Notifications queue, unapplied, until the returned
+   * function applies them in order.
+   */
+  hold(): () => void {
+    const held: Array<[pg.Client, pg.Notification]> = (this.held ??= []);
+    return () => {
+      if (this.held !== held) return;
+      this.held = null;
+      for (const [client, message] of held) this.notified(client, message);
+    };
+  }
+  private held: Array<[pg.Client, pg.Notification]> | null = null;
+
+  private notified(client: pg.Client, message: pg.Notification): void {
+    if (this.held !== null) return void this.held.push([client, message]);
+    if (client !== this.listener) return;
+    if (message.channel === INVALIDATION_CHANNEL) return this.clear();
+    if (message.channel !== this.heartbeatChannel) return;
+    const sentAt = Number(message.payload);
+    if (sentAt > this.horizon) this.horizon = sentAt;
+    if (this.heartbeatSentAt !== null && sentAt >= this.heartbeatSentAt) this.heartbeatSentAt = null;
+  }
+
+  /** Forgets a listening connection that failed: no hit until a new one has heard a heartbeat. */
+  private drop(client: pg.Client | null): void {
+    if (client === null || client !== this.listener) return;
+    this.listener = null;
+    this.horizon = -Infinity;
+    this.heartbeatSentAt = null;
+    this.retryAt = performance.now() + RETRY_AFTER_MS;
+    this.clear();
+  }
+}
+
+/**
+ * Holds back the completion of every statement on `client` that ends a transaction which raised
+ * INVALIDATION_NOTICE (a committed change a cached token may depend on) for STALENESS_MS: rule 3 above.
+ * Covers the three ways the pool's clients are called: a promise (Prisma's adapter), a callback (pg.Pool's
+ * query(), src/server/fast-sql.ts) and a callback in the query's config.
+ */
+export function settleCommits(client: pg.ClientBase): void {
+  let invalidated = false;
+  // pg 8.23's getTransactionStatus(): the status of its last ReadyForQuery, "I" outside a transaction (untyped).
+  const status = () => (client as unknown as { getTransactionStatus(): string | null }).getTransactionStatus();
+  client.on("notice", (notice) => {
+    if (notice.message === INVALIDATION_NOTICE) invalidated = true;
+  });
+  /** After a statement: the wait, when it ended (committed) a transaction that invalidated; else null. */
+  const settle = (failed: boolean): Promise<void> | null => {
+    if (!invalidated || status() !== "I") return null;
+    invalidated = false;
+    return failed ? null : new Promise((resolve) => setTimeout(resolve, STALENESS_MS));
+  };
+  const after = <A extends unknown[]>(callback: (error: unknown, ...rest: A) => void) =>
+    function (this: unknown, error: unknown, ...rest: A) {
+      const wait = settle(error !== null && error !== undefined);
+      if (wait === null) return callback.call(this, error, ...rest);
+      void wait.then(() => callback.call(this, error, ...rest));
+    };
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const last = args.length - 1;
+    if (typeof args[last] === "function") {
+      args[last] = after(args[last] as (error: unknown) => void);
+      return query(...args);
+    }
+    const config = args[0] as { callback?: unknown } | null;
+    if (config !== null && typeof config === "object" && typeof config.callback === "function") {
+      config.callback = after(config.callback as (error: unknown) => void);
+      return query(...args);
+    }
+    const result = query(...args);
+    if (!(result instanceof Promise)) return result; // a Submittable (a cursor, a stream): never ours
+    return result.then(
+      async (value: unknown) => {
+        await settle(false);
+        return value;
+      },
+      (error: unknown) => {
+        settle(true);
+        throw error;
+      },
+    );
+  };
+}
+
+// One per process, on globalThis like the database client (db.ts): the custom server loads a second copy of
+// the modules beside Next's bundle.
+const globalHolder = globalThis as typeof globalThis & { __appPgTokenCache?: PgTokenCache | null };
+
+/** This process's cache, when the database is PostgreSQL and TOKEN_CACHE_SIZE is not 0; else null. */
+export function pgTokenCache(connectTimeoutMs: number): PgTokenCache | null {
+  if (globalHolder.__appPgTokenCache !== undefined) return globalHolder.__appPgTokenCache;
+  const { database, tokenCacheSize } = env();
+  globalHolder.__appPgTokenCache = database.kind === "postgresql" && tokenCacheSize > 0 ? new PgTokenCache(database.url, tokenCacheSize, connectTimeoutMs) : null;
+  return globalHolder.__appPgTokenCache;
+}
+
+/** Closes this process's cache, if any (disconnectDb()); the next pgTokenCache() makes a new one. */
+export async function closePgTokenCache(): Promise<void> {
+  const cache = globalHolder.__appPgTokenCache;
+  globalHolder.__appPgTokenCache = undefined;
+  await cache?.close();
+}
