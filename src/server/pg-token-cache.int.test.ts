@@ -103,6 +103,7 @@ describe.skipIf(!onPostgres)("the PostgreSQL token cache", () => {
     await outside.query(`SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid`, [pids]);
     await outside.query(`UPDATE "User" SET "name" = 'Renamed While Deaf' WHERE "id" = $1`, [s.user.id]);
     await sleep(STALENESS_MS);
+    expect(cache.fresh).toBe(false); // (no heartbeat since; it listens again only after RETRY_AFTER_MS)
     expect(await bearerToken(key, now())).toMatchObject({ userName: "Renamed While Deaf" });
     // It listens again (after RETRY_AFTER_MS) and answers from the cache once more.
     await warm(key);

@@ -58,6 +58,8 @@ export class PgTokenCache {
   /** performance.now() when the newest heartbeat received was sent. */
   private horizon = -Infinity;
   private heartbeatSentAt: number | null = null;
+  /** A heartbeat's statement has not ended yet. */
+  private querying = false;
   private lastUse = -Infinity;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -134,12 +136,18 @@ export class PgTokenCache {
       }
       return; // one heartbeat at a time
     }
+    if (this.querying) return; // (its own notification can arrive before the statement's end)
     this.heartbeatSentAt = now;
-    listener.query("SELECT pg_notify($1, $2)", [this.heartbeatChannel, String(now)]).catch((error: unknown) => {
-      log.warn("the token cache's heartbeat failed", { error: String(error) });
-      this.drop(listener);
-      listener.end().catch(() => {});
-    });
+    this.querying = true;
+    listener.query("SELECT pg_notify($1, $2)", [this.heartbeatChannel, String(now)]).then(
+      () => (this.querying = false),
+      (error: unknown) => {
+        this.querying = false;
+        log.warn("the token cache's heartbeat failed", { error: String(error) });
+        this.drop(listener);
+        listener.end().catch(() => {});
+      },
+    );
   }
 
   private connect(): void {
@@ -201,6 +209,7 @@ export class PgTokenCache {
     this.listener = null;
     this.horizon = -Infinity;
     this.heartbeatSentAt = null;
+    this.querying = false;
     this.retryAt = performance.now() + RETRY_AFTER_MS;
     this.clear();
   }
