@@ -172,16 +172,17 @@ type SqliteDriver = Extract<Awaited<ReturnType<typeof driver>>, { kind: "sqlite"
 // inside one. Each read transaction costs SQLite file-lock system calls (about 4 µs: a read mark on the WAL
 // index, set and cleared, and the file's size), more than the statement itself; so the reads made in one
 // synchronous run (the requests served together in one turn of the event loop, src/server/fast-lane.ts) share
-// one read transaction, opened by the first and ended by a microtask before any of them goes on. Each request
-// still sees the database as of a moment after it arrived: nothing another request, process or instance
-// commits later than that can have been answered to a client yet.
+// one read transaction, opened by the first that misses the cache and ended by a microtask before any of them
+// goes on. Each request still sees the database as of a moment after it arrived: nothing another request,
+// process or instance commits later than that can have been answered to a client yet.
 //
 // Live tokens the reader has found are kept (a validated-token cache, issue 8) for as long as nothing has been
-// committed since. The run's read transaction starts by asking SQLite's data_version, which differs from the
-// last answer whenever any other connection has committed anything to the file (Prisma's connection in this
-// process, another worker, another process such as the CLI; the reader itself writes nothing, it is
-// query_only), and a change empties the cache. Asked inside the transaction, it names the very snapshot the
-// run reads. So a token revoked, deleted or expired, its grant revoked, its user renamed or its client changed
+// committed since. The first read of each run asks SQLite's data_version (a read transaction of its own when
+// every read of the run hits), which differs from the last answer whenever any other connection has committed
+// anything to the file (Prisma's connection in this process, another worker, another process such as the CLI;
+// the reader itself writes nothing, it is query_only), and a change empties the cache. It is asked before any
+// statement of the run, so a token the run reads and keeps is at least as recent as the version it is kept
+// under (a commit in between empties the cache at the next run, for nothing). So a token revoked, deleted or expired, its grant revoked, its user renamed or its client changed
 // is never answered from the cache to a request that arrived after the commit, on any instance. Only live
 // tokens are kept, with their expiry (checked on every hit against the clock), at most TOKEN_CACHE_SIZE of
 // them (env.ts; 0 turns the cache off), by digest, the oldest dropped first. PostgreSQL has no such cheap
@@ -226,7 +227,6 @@ function currentSnapshot(reader: BetterSqlite3.Database): Snapshot {
   if (!snapshot.running) {
     snapshot.running = true;
     queueMicrotask(snapshot.end);
-    if (!reader.inTransaction) snapshot.begin.run();
     const version = snapshot.dataVersion.get() as number;
     if (version !== snapshot.version) {
       snapshot.tokens.clear();
@@ -470,12 +470,14 @@ export function bearerToken(digest: string, at: Date | number): BearerToken | nu
 
 function sqliteBearerToken(d: SqliteDriver, digest: string, atMs: number): BearerToken | null {
   const reader = d.reader();
-  const tokens = currentSnapshot(reader).tokens;
+  const snapshot = currentSnapshot(reader);
+  const tokens = snapshot.tokens;
   const cached = tokens.get(digest);
   if (cached && cached.expiresAtMs > atMs) {
     tokenCacheHits.count++;
     return cached.token;
   }
+  if (!reader.inTransaction) snapshot.begin.run(); // the first miss of the run opens its read transaction
   const row = statements(reader).bearer.get(digest, sqliteTimeMs(atMs)) as [number, number, string, string, string, number, string | null, string] | undefined;
   if (!row) return null;
   const token: BearerToken = Object.freeze({ userId: row[0], clientId: row[1], scopes: row[2], userName: row[3], userEmail: row[4], firstParty: row[5] === 1, jkt: row[6] });
