@@ -35,7 +35,7 @@ import { env } from "@/env";
 import { log } from "@/server/log";
 import { tokenCacheHits } from "@/server/metrics";
 
-/** A live access token as the bearer read finds it (on SQLite, possibly shared from the cache: read-only). */
+/** A live access token as the bearer read finds it (possibly shared from the token cache: read-only). */
 export type BearerToken = {
   readonly userId: number;
   readonly clientId: number;
@@ -182,10 +182,11 @@ type SqliteDriver = Extract<Awaited<ReturnType<typeof driver>>, { kind: "sqlite"
 // anything to the file (Prisma's connection in this process, another worker, another process such as the CLI;
 // the reader itself writes nothing, it is query_only), and a change empties the cache. It is asked before any
 // statement of the run, so a token the run reads and keeps is at least as recent as the version it is kept
-// under (a commit in between empties the cache at the next run, for nothing). So a token revoked, deleted or expired, its grant revoked, its user renamed or its client changed
-// is never answered from the cache to a request that arrived after the commit, on any instance. Only live
-// tokens are kept, with their expiry (checked on every hit against the clock), at most TOKEN_CACHE_SIZE of
-// them (env.ts; 0 turns the cache off), by digest, the oldest dropped first. PostgreSQL has no such cheap
+// under (a commit in between empties the cache at the next run, for nothing). So a token revoked, deleted or
+// expired, its grant revoked, its user renamed or its client changed is never answered from the cache to a
+// request that arrived after the commit, on any instance. Only live tokens are kept, with their expiry
+// (checked on every hit against the clock), at most TOKEN_CACHE_SIZE of them (env.ts; 0 turns the cache off),
+// by digest, the oldest dropped first. PostgreSQL has no such cheap
 // question (an instance would need a round trip to learn of another's commit): there the instances hold a
 // lease on their caches instead (src/server/pg-token-cache.ts).
 type CachedToken = { token: BearerToken; expiresAtMs: number };
