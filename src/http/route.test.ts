@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "@/http/errors";
-import { isCookieRequest, param, route } from "@/http/route";
+import { ApiError, notFound } from "@/http/errors";
+import { andThen, isCookieRequest, param, route, settledParams } from "@/http/route";
 
 const context = { params: Promise.resolve({}) };
-const get = (handler: () => Promise<Response>, options = {}) => route({ GET: handler }, options).GET(new Request("http://x/api/thing/5"), context);
+const get = (handler: () => Response | Promise<Response>, options = {}) => route({ GET: handler }, options).GET(new Request("http://x/api/thing/5"), context);
 
 describe("the one error path of every /api route", () => {
   it("answers an ApiError with its status, headers and {error} only", async () => {
@@ -130,5 +130,36 @@ describe("the one error path of every /api route", () => {
     expect(await param(params({ key: "abc" }), "key")).toBe("abc");
     expect(await param(params({ rest: ["a", "b", "c"] }), "rest")).toBe("a/b/c");
     expect(await param(params({}), "key")).toBe("");
+  });
+
+  it("reads the dispatcher's route parameters at once, and Next's after awaiting them", async () => {
+    const known = { params: settledParams({ key: "abc", rest: ["a", "b"] }) };
+    expect(param(known, "key")).toBe("abc"); // a value, not a promise
+    expect(param(known, "rest")).toBe("a/b");
+    expect(param(known, "none")).toBe("");
+    let release!: (values: Record<string, string>) => void;
+    const pending = param({ params: new Promise((resolve) => (release = resolve)) }, "key");
+    expect(pending).toBeInstanceOf(Promise);
+    release({ key: "late" });
+    expect(await pending).toBe("late");
+  });
+
+  it("chains maybe-async steps: at once for values, after promises, with throws and rejections passed on", async () => {
+    expect(andThen(2, (n) => n * 3)).toBe(6);
+    const later = andThen(Promise.resolve(2), (n) => andThen(n + 1, (m) => m * 3));
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toBe(9);
+    const thrown = () => {
+      throw new Error("now");
+    };
+    expect(() => andThen(1, thrown)).toThrow("now");
+    await expect(andThen(Promise.reject(new Error("later")), () => 1)).rejects.toThrow("later");
+    // A handler made of them: its throw takes route()'s error path, as an async handler's rejection does.
+    const res = await get(() =>
+      andThen(1, () => {
+        throw notFound("no such thing");
+      }),
+    );
+    expect({ status: res.status, body: await res.json() }).toEqual({ status: 404, body: { error: "no such thing" } });
   });
 });

@@ -1,14 +1,15 @@
 import { authenticate } from "@/http/auth";
 import { json } from "@/http/respond";
-import { param, route } from "@/http/route";
+import { andThen, param, route } from "@/http/route";
 import { getUser } from "@/users/get-user";
 
 export const { GET, POST, PUT, DELETE, PATCH, OPTIONS } = route(
   {
-    GET: async (request, context) => {
-      const principal = await authenticate(request, "readonly");
-      return json(await getUser({ id: await param(context, "id"), viewer: principal.user }));
-    },
+    // The hot bearer read: chained with andThen() rather than awaited (src/http/route.ts says why).
+    GET: (request, context) =>
+      andThen(authenticate(request, "readonly"), (principal) =>
+        andThen(param(context, "id"), (id) => andThen(getUser({ id, viewer: principal.user }), (user) => json(user))),
+      ),
   },
   { cors: true },
 );
