@@ -97,7 +97,7 @@ describe.skipIf(!onPostgres)("the PostgreSQL token cache", () => {
     const cache = await warm(key);
     const cached = await bearerToken(key, now());
     expect(await bearerToken(key, now())).toBe(cached);
-    const { rows } = await outside.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_notify($1, $2)%' AND pid <> pg_backend_pid() AND datname = current_database()`);
+    const { rows } = await outside.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE query LIKE 'NOTIFY "token_cache_hb_%' AND pid <> pg_backend_pid() AND datname = current_database()`);
     const pids = rows.map((row) => row.pid);
     expect(pids.length).toBeGreaterThan(0);
     await outside.query(`SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid`, [pids]);
