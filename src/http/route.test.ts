@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, notFound } from "@/http/errors";
-import { andThen, isCookieRequest, param, route, settledParams } from "@/http/route";
+import { andThen, isCookieRequest, knownParamsContext, param, route } from "@/http/route";
 
 const context = { params: Promise.resolve({}) };
 const get = (handler: () => Response | Promise<Response>, options = {}) => route({ GET: handler }, options).GET(new Request("http://x/api/thing/5"), context);
@@ -133,10 +133,12 @@ describe("the one error path of every /api route", () => {
   });
 
   it("reads the dispatcher's route parameters at once, and Next's after awaiting them", async () => {
-    const known = { params: settledParams({ key: "abc", rest: ["a", "b"] }) };
+    const known = knownParamsContext({ key: "abc", rest: ["a", "b"] });
     expect(param(known, "key")).toBe("abc"); // a value, not a promise
     expect(param(known, "rest")).toBe("a/b");
     expect(param(known, "none")).toBe("");
+    expect(await known.params).toEqual({ key: "abc", rest: ["a", "b"] }); // and the promise, for whoever awaits it
+    expect(known.params).toBe(known.params);
     let release!: (values: Record<string, string>) => void;
     const pending = param({ params: new Promise((resolve) => (release = resolve)) }, "key");
     expect(pending).toBeInstanceOf(Promise);

@@ -127,20 +127,28 @@ export function andThen<T, U>(value: MaybePromise<T>, next: (value: T) => MaybeP
 }
 
 type RouteParamValues = Record<string, string | string[] | undefined>;
-const knownParams = new WeakMap<Promise<RouteParamValues>, RouteParamValues>();
+const KNOWN_PARAMS = Symbol("route parameters, known");
+type KnownContext = RouteContext & { [KNOWN_PARAMS]?: RouteParamValues };
 
-/** A route context's params promise whose values param() may read without awaiting (src/server/dispatch.ts). */
-export function settledParams<T extends RouteParamValues>(values: T): Promise<T> {
-  const params = Promise.resolve(values);
-  knownParams.set(params as Promise<RouteParamValues>, values);
-  return params;
+/**
+ * A route context whose parameters param() reads at once (src/server/dispatch.ts); its `params`, the promise
+ * Next's handlers receive, is made only when something asks for it.
+ */
+export function knownParamsContext<T extends RouteParamValues>(values: T): { params: Promise<T> } {
+  let params: Promise<T> | undefined;
+  return {
+    [KNOWN_PARAMS]: values,
+    get params() {
+      return (params ??= Promise.resolve(values));
+    },
+  } as { params: Promise<T> };
 }
 
 const joinParam = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join("/") : (value ?? ""));
 
 /** A route parameter as one string (Next passes string | string[] | undefined): at once where the dispatcher
- * made the params (settledParams()), after awaiting them under Next. */
+ * made the context (knownParamsContext()), after awaiting them under Next. */
 export function param(context: RouteContext, name: string): MaybePromise<string> {
-  const known = knownParams.get(context.params);
+  const known = (context as KnownContext)[KNOWN_PARAMS];
   return known ? joinParam(known[name]) : context.params.then((values) => joinParam(values[name]));
 }

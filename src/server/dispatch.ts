@@ -5,7 +5,7 @@
 // beyond Next, a method the module lacks is a JSON 405 with `Allow` (CONTRACT.md 1), a malformed path a JSON
 // 400, and an /api path no route file claims a JSON 404, never an HTML page.
 import { json } from "@/http/respond";
-import { errorResponse, settledParams } from "@/http/route";
+import { errorResponse, knownParamsContext } from "@/http/route";
 import { buildRouteTable, matchRoute, MalformedPath, type Route, type RouteHandler, type RouteModule, type RouteParams, type RouteTable } from "@/server/routes";
 
 export type RouteMatch = { route: Route; params: RouteParams };
@@ -45,7 +45,7 @@ export async function invoke(match: RouteMatch, request: Request): Promise<Respo
       const own = typeof mod.OPTIONS === "function" ? await (mod.OPTIONS as RouteHandler)(new Request(request.url, { method: "OPTIONS" }), { params: Promise.resolve(match.params) }) : null;
       return json({ error: "method not allowed" }, 405, { Allow: own?.headers.get("allow") ?? allowHeader(mod) });
     }
-    const response = await handler(request, { params: settledParams(match.params) });
+    const response = await handler(request, knownParamsContext(match.params));
     if (request.method === "HEAD" && response.body) return new Response(null, response);
     return response;
   } catch (error) {
