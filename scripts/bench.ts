@@ -19,6 +19,9 @@
 //   refresh       POST token endpoint        refresh rotation (each connection follows its own chain)
 //   password      POST token endpoint        password grant: an argon2id verification (~11 ms) and a new grant
 // plus the raw argon2id verify rate of this machine (in this process, as many at once as the server hashes).
+// The GET scenarios take turns in slices of about 2 s, and so do the password grant and the raw verify rate
+// (interleavedRounds()): on a shared machine, whose speed drifts over seconds, the compared figures then come
+// from the same moments.
 //
 // With --scale, it then seeds 1,000,000 access tokens and reads with tokens sampled from all of them, against
 // the same reads at 1,000 stored tokens (through the server without the token cache: the lookup's cost is
@@ -443,14 +446,14 @@ async function warmUp(scenarios: Scenario[]): Promise<void> {
   }
 }
 
-async function measure(scenario: Scenario, options: Options, groups: ServerGroups = {}): Promise<{ result: Result; cpuMs: number | null }> {
+async function measure(scenario: Scenario, options: Options, groups: ServerGroups = {}, seconds = options.duration): Promise<{ result: Result; cpuMs: number | null }> {
   const pgid = groups[scenario.base];
   const before = pgid ? groupCpuMs(pgid) : 0;
   running = autocannon({
     url: scenario.base,
     title: scenario.name,
     connections: scenario.connections ?? options.connections,
-    duration: options.duration,
+    duration: seconds,
     requests: [scenario.request],
     ...(scenario.setupClient ? { setupClient: scenario.setupClient } : {}),
   });
@@ -482,13 +485,59 @@ function figures(scenario: Scenario, result: Result, connections: number, cpuMs:
   };
 }
 
+/**
+ * One scenario's figures from its interleaved slices: requests and CPU time summed, req/s over the slices'
+ * whole time, p50 and the average weighted by requests, p99 and max the worst slice's (never better than any
+ * slice showed).
+ */
+function mergeFigures(slices: Figures[]): Figures {
+  if (slices.length === 1) return slices[0]!;
+  const sum = (pick: (f: Figures) => number) => slices.reduce((total, f) => total + pick(f), 0);
+  const requests = sum((f) => f.requests_completed);
+  const seconds = sum((f) => f.measured_seconds);
+  const weighted = (pick: (f: Figures) => number) => (requests ? sum((f) => pick(f) * f.requests_completed) / requests : 0);
+  const cpuKnown = slices.every((f) => f.server_cpu_us_per_request !== null);
+  const statusCodes: Record<string, number> = {};
+  for (const f of slices) for (const [code, count] of Object.entries(f.status_codes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  return {
+    ...slices[0]!,
+    requests_per_second: round(sum((f) => f.requests_per_second * f.measured_seconds) / seconds, 1),
+    latency_ms: {
+      p50: Math.round(weighted((f) => f.latency_ms.p50)),
+      p99: Math.max(...slices.map((f) => f.latency_ms.p99)),
+      average: round(weighted((f) => f.latency_ms.average)),
+      max: Math.max(...slices.map((f) => f.latency_ms.max)),
+    },
+    requests_completed: requests,
+    server_cpu_us_per_request: cpuKnown && requests ? Math.round(weighted((f) => f.server_cpu_us_per_request!)) : null,
+    measured_seconds: seconds,
+    non_2xx: sum((f) => f.non_2xx),
+    errors: sum((f) => f.errors),
+    timeouts: sum((f) => f.timeouts),
+    status_codes: statusCodes,
+  };
+}
+
+/**
+ * Slices per interleaved scenario: the machine's speed drifts over seconds (a shared host: the same health
+ * check has measured 41 and 63 µs of CPU a request in consecutive runs), so scenarios that a target compares
+ * take turns, in slices of about 2 s, instead of one after the other; a slow spell then falls on each alike.
+ */
+const WARM_UP_SECONDS = 2;
+const interleavedRounds = (duration: number) => Math.max(1, Math.min(5, Math.floor(duration / 2)));
+
 // --- The raw argon2id verify rate ----------------------------------------------------------------------
 
-/** Verifications per second with `parallel` at once, the way the server hashes (src/users/passwords.ts). */
-async function rawVerifyRate(parallel: number, seconds: number): Promise<number> {
+/** A stored hash with the server's parameters (src/users/passwords.ts), verified a few times to warm up. */
+async function rawVerifyHash(parallel: number): Promise<string> {
   const options = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
   const stored = await hash(PASSWORD, options);
-  for (let i = 0; i < parallel * 2; i++) await verify(stored, PASSWORD); // warm up
+  for (let i = 0; i < parallel * 2; i++) await verify(stored, PASSWORD);
+  return stored;
+}
+
+/** Verifications per second with `parallel` at once, the way the server hashes (src/users/passwords.ts). */
+async function rawVerifyRate(stored: string, parallel: number, seconds: number): Promise<number> {
   let done = 0;
   const started = performance.now();
   const end = started + seconds * 1000;
@@ -652,20 +701,43 @@ async function main(): Promise<void> {
   const groups: ServerGroups = { [bases.app]: app.child.pid!, [bases.next]: plainNext.child.pid!, [bases.bare]: bare.child.pid! };
   if (uncached) groups[bases.uncached!] = uncached.child.pid!;
   const lookups = bases.uncached ?? bases.app; // the scale runs' server: every bearer read a lookup
-  const rows: Figures[] = [];
-  for (const scenario of scenarios) {
-    const connections = scenario.connections ?? options.connections;
-    console.error(`  ${scenario.name}: ${scenario.method} ${scenario.base}${scenario.path}, ${connections} connections, ${options.duration} s`);
-    const { result, cpuMs } = await measure(scenario, options, groups);
-    rows.push(figures(scenario, result, connections, cpuMs));
-  }
-  // The servers are idle now: the machine's own hashing rate, as many at once as the server hashes.
+  // The GET scenarios (the health checks and bearer reads that the ratios compare) take turns in slices; so do
+  // the password grant and the raw argon2id verify rate (measured here while the servers are idle, as many
+  // at once as the server hashes). Introspection and refresh run whole, one after the other (a refresh chain
+  // lives as long as its autocannon run).
+  const rounds = interleavedRounds(options.duration);
+  const slice = options.duration / rounds;
   const { hashingSlots } = await import("../src/users/passwords");
   const { env } = await import("../src/env");
   const slots = hashingSlots(env()) * options.workers; // every process's share
-  const hashSeconds = Math.max(3, Math.min(options.duration, 10));
-  console.error(`  raw argon2id verify: ${slots} at once, ${hashSeconds} s`);
-  const rawRate = await rawVerifyRate(slots, hashSeconds);
+  const stored = await rawVerifyHash(slots);
+  const interleaved = (scenario: Scenario) => scenario.method === "GET" || scenario.name === "password grant";
+  const slices = new Map<Scenario, Figures[]>(scenarios.map((scenario) => [scenario, []]));
+  const rawRates: number[] = [];
+  const run = async (scenario: Scenario, seconds: number) => {
+    const { result, cpuMs } = await measure(scenario, options, groups, seconds);
+    slices.get(scenario)!.push(figures(scenario, result, scenario.connections ?? options.connections, cpuMs));
+  };
+  const say = (scenario: Scenario, how: string) =>
+    console.error(`  ${scenario.name}: ${scenario.method} ${scenario.base}${scenario.path}, ${scenario.connections ?? options.connections} connections, ${how}`);
+  const gets = scenarios.filter((scenario) => scenario.method === "GET");
+  for (const scenario of gets) say(scenario, `${WARM_UP_SECONDS} s to warm up, then ${rounds} x ${round(slice, 1)} s, taking turns`);
+  // Under load, unmeasured: V8 compiles a hot path's optimised code only after many requests (a bearer read
+  // cost 57 µs of CPU in its first 4 s and 49-51 after), and a measurement should not include that.
+  for (const scenario of gets) await measure(scenario, options, {}, WARM_UP_SECONDS);
+  for (let i = 0; i < rounds; i++) for (const scenario of gets) await run(scenario, slice);
+  for (const scenario of scenarios.filter((s) => !interleaved(s))) {
+    say(scenario, `${options.duration} s`);
+    await run(scenario, options.duration);
+  }
+  const password = scenarios.find((scenario) => scenario.name === "password grant")!;
+  say(password, `${rounds} x ${round(slice, 1)} s, taking turns with the raw argon2id verify rate (${slots} at once)`);
+  for (let i = 0; i < rounds; i++) {
+    await run(password, slice);
+    rawRates.push(await rawVerifyRate(stored, slots, slice));
+  }
+  const rawRate = rawRates.reduce((total, rate) => total + rate, 0) / rawRates.length;
+  const rows: Figures[] = scenarios.map((scenario) => mergeFigures(slices.get(scenario)!));
 
   let scale: { small: Figures; large: Figures } | null = null;
   if (options.scale) {
@@ -708,7 +780,8 @@ async function main(): Promise<void> {
   const failedRows = rows.filter((row) => row.non_2xx || row.errors);
 
   console.log(
-    `\n${database.kind}, WORKERS=${options.workers}, ${options.connections} connections (unless shown), ${options.duration} s per scenario, ` +
+    `\n${database.kind}, WORKERS=${options.workers}, ${options.connections} connections (unless shown), ${options.duration} s per scenario ` +
+      `(GETs and the password grant in ${rounds} slices taking turns), ` +
       `node ${process.version}, ${cpus().length} CPUs, load average before: ${load.join(" ")}\n`,
   );
   console.log(table(rows));
@@ -745,6 +818,7 @@ async function main(): Promise<void> {
     workers: options.workers,
     connections: options.connections,
     duration_seconds: options.duration,
+    interleaved_rounds: rounds,
     scenarios: rows,
     raw_argon2id_verify_per_second: round(rawRate, 1),
     hashing_slots: slots,
