@@ -69,19 +69,23 @@ export function changed(baseline: Report, listSources: () => string[]) {
   // tests elsewhere now reach it), much less than the whole suite.
   const fileOfTest = new Map<string, string>();
   for (const [path, t] of testFiles) for (const test of t.tests) fileOfTest.set(test.id, path);
-  const covering = new Set<string>(changedTests);
-  for (const path of sources)
-    for (const m of baseline.files[path]?.mutants ?? [])
-      for (const id of [...(m.coveredBy ?? []), ...(m.killedBy ?? [])]) {
-        const file = fileOfTest.get(id);
-        if (file && existsSync(file)) covering.add(file);
-      }
   // A changed test file may change the result of any mutant it covers: re-measure those files too.
   const testIdsChanged = new Set(changedTests.flatMap((path) => baseline.testFiles![path]!.tests.map((t) => t.id)));
   const reached = Object.entries(baseline.files)
     .filter(([, f]) => f.mutants.some((m) => (m.coveredBy ?? []).some((id) => testIdsChanged.has(id))))
     .map(([path]) => path);
-  return { sources: [...new Set([...sources, ...reached])].sort(), tests: [...covering].sort(), changedTests };
+  const remeasured = [...new Set([...sources, ...reached])].sort();
+  // Every file re-measured gets all the tests that covered it, not only the changed test file that brought it
+  // in: Stryker keeps a mutant's result only from the tests it runs, so a file measured with fewer tests than
+  // last time loses the kills of the ones left out.
+  const covering = new Set<string>(changedTests);
+  for (const path of remeasured)
+    for (const m of baseline.files[path]?.mutants ?? [])
+      for (const id of [...(m.coveredBy ?? []), ...(m.killedBy ?? [])]) {
+        const file = fileOfTest.get(id);
+        if (file && existsSync(file)) covering.add(file);
+      }
+  return { sources: remeasured, tests: [...covering].sort(), changedTests };
 }
 
 /** Several runs' reports as one: test ids renumbered by (file, name), so that mutants keep pointing at theirs. */

@@ -151,22 +151,25 @@ describe("RFC 9449 DPoP at the token endpoint", () => {
     const key = await dpopKey();
     const other = await dpopKey();
     const { privateKey: _unused, ...withPrivate } = { ...key, publicJwk: key.privateJwk };
-    const now = Math.floor(nowMs() / 1000);
-    const bad: Record<string, string> = {
-      "typ not dpop+jwt": await proof(key, { url: TOKEN_URL, header: { typ: "JWT" } }),
-      "alg none": unsignedProof(key, TOKEN_URL),
-      "a private key in jwk": await proof({ ...withPrivate, privateKey: key.privateKey }, { url: TOKEN_URL }),
-      "signed with another key than jwk": await proof(key, { url: TOKEN_URL, signWith: other }),
-      "too old (61 s)": await proof(key, { url: TOKEN_URL, claims: { iat: now - 61 } }),
-      "from the future (61 s)": await proof(key, { url: TOKEN_URL, claims: { iat: now + 61 } }),
-      "for another URL": await proof(key, { url: `${ISS}/api/connect/oauth2/revoke/` }),
-      "for another origin": await proof(key, { url: `https://evil.example${TOKEN}` }),
-      "for another method": await proof(key, { url: TOKEN_URL, method: "GET" }),
-      "without jti": await proof(key, { url: TOKEN_URL, claims: { jti: undefined } }),
-      "not a JWS": "not-a-proof",
+    // Each proof is made just before its request, its iat from the clock at that moment (rounded away from
+    // now): made all at once up front, "from the future (61 s)" was inside the window by the time a slow run
+    // (Stryker's) reached it.
+    const at = (offset: number) => (offset < 0 ? Math.floor : Math.ceil)(nowMs() / 1000) + offset;
+    const bad: Record<string, () => Promise<string> | string> = {
+      "typ not dpop+jwt": () => proof(key, { url: TOKEN_URL, header: { typ: "JWT" } }),
+      "alg none": () => unsignedProof(key, TOKEN_URL),
+      "a private key in jwk": () => proof({ ...withPrivate, privateKey: key.privateKey }, { url: TOKEN_URL }),
+      "signed with another key than jwk": () => proof(key, { url: TOKEN_URL, signWith: other }),
+      "too old (61 s)": () => proof(key, { url: TOKEN_URL, claims: { iat: at(-61) } }),
+      "from the future (61 s)": () => proof(key, { url: TOKEN_URL, claims: { iat: at(61) } }),
+      "for another URL": () => proof(key, { url: `${ISS}/api/connect/oauth2/revoke/` }),
+      "for another origin": () => proof(key, { url: `https://evil.example${TOKEN}` }),
+      "for another method": () => proof(key, { url: TOKEN_URL, method: "GET" }),
+      "without jti": () => proof(key, { url: TOKEN_URL, claims: { jti: undefined } }),
+      "not a JWS": () => "not-a-proof",
     };
-    for (const [name, dpop] of Object.entries(bad)) {
-      const res = await call("POST", TOKEN, { body: passwordBody(s), headers: { dpop } });
+    for (const [name, make] of Object.entries(bad)) {
+      const res = await call("POST", TOKEN, { body: passwordBody(s), headers: { dpop: await make() } });
       expect({ name, status: res.status, body: res.json }).toEqual({ name, status: 400, body: { error: "invalid_dpop_proof" } });
     }
     // Two DPoP headers arrive joined by a comma.
