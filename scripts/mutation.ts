@@ -88,6 +88,9 @@ export function changed(baseline: Report, listSources: () => string[]) {
   return { sources: remeasured, tests: [...covering].sort(), changedTests };
 }
 
+/** A mutant's identity within its file: what it changes, where, and into what. */
+const mutantKey = (m: Mutant) => JSON.stringify([m.mutatorName, m.replacement, m.location]);
+
 /** Several runs' reports as one: test ids renumbered by (file, name), so that mutants keep pointing at theirs. */
 export function merge(reports: Report[]): Report {
   const out: Report = { ...reports[0]!, files: {}, testFiles: {} };
@@ -110,8 +113,16 @@ export function merge(reports: Report[]): Report {
       out.testFiles![path] = known;
     }
     const remap = (list?: string[]) => list?.map((id) => local.get(id)).filter((id): id is string => id !== undefined);
-    for (const [path, file] of Object.entries(report.files))
-      out.files[path] = { ...file, mutants: file.mutants.map((m) => ({ ...m, coveredBy: remap(m.coveredBy), killedBy: remap(m.killedBy) })) };
+    for (const [path, file] of Object.entries(report.files)) {
+      // Stryker's incremental runs (CI's) report every mutant as not static, the ones whose results they
+      // reused included; a file whose source is as an earlier report measured it keeps that report's flags.
+      const before = out.files[path];
+      const wasStatic = new Set(before?.source === file.source ? before.mutants.filter((m) => m.static === true).map(mutantKey) : []);
+      out.files[path] = {
+        ...file,
+        mutants: file.mutants.map((m) => ({ ...m, static: m.static === true || wasStatic.has(mutantKey(m)), coveredBy: remap(m.coveredBy), killedBy: remap(m.killedBy) })),
+      };
+    }
   }
   return out;
 }
