@@ -138,15 +138,23 @@ function tokenScopes(stored: string): readonly Scope[] {
   return scopes;
 }
 
+// A token the cache answers is one row object for every request it answers (src/server/fast-sql.ts): so is its
+// principal, made once and frozen like the row, and with it the user's own representation (src/users/get-user.ts).
+const principals = new WeakMap<BearerToken, Principal>();
+
 function bearerPrincipal(row: BearerToken, scope: Scope): Principal {
-  const principal: Principal = {
-    userId: row.userId,
-    scopes: tokenScopes(row.scopes),
-    clientId: row.clientId,
-    via: "bearer",
-    user: { id: row.userId, name: row.userName, email: row.userEmail },
-    firstParty: row.firstParty,
-  };
+  let principal = principals.get(row);
+  if (principal === undefined) {
+    principal = Object.freeze({
+      userId: row.userId,
+      scopes: tokenScopes(row.scopes),
+      clientId: row.clientId,
+      via: "bearer",
+      user: Object.freeze({ id: row.userId, name: row.userName, email: row.userEmail }),
+      firstParty: row.firstParty,
+    });
+    principals.set(row, principal);
+  }
   if (!allows(principal.scopes, scope)) throw insufficientScope(scope);
   return principal;
 }

@@ -2,7 +2,7 @@
 // the fast lane takes the text as it is.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { json, JSON_TYPE, setHeader, TextResponse, unreadHeaderLines, unreadText } from "@/http/respond";
+import { checkedLines, fixedJson, json, JSON_TYPE, setHeader, setHeaderLines, TextResponse, unreadHeaderLines, unreadText } from "@/http/respond";
 
 const INIT = { status: 201, statusText: "Made", headers: { "Content-Type": JSON_TYPE, "X-Extra": "1" } };
 const TEXT = JSON.stringify({ name: "Zoë", n: 1 });
@@ -109,6 +109,71 @@ describe("TextResponse", () => {
       );
     });
 
+    it("reads, after lines checked once are set on it, as a Response with the same headers set through Headers", () => {
+      const group = fc.tuple(record, fc.boolean());
+      fc.assert(
+        fc.property(record, fc.array(group, { maxLength: 3 }), (some, groups) => {
+          const headers = { "Content-Type": JSON_TYPE, ...some };
+          // Each group through Headers one line at a time; ours as lines checked once where checkedLines() takes them.
+          const changes = groups.flatMap(([lines, append]) => Object.entries(lines).map(([n, v]) => [n, v, append] as [string, string, boolean]));
+          const theirs = outcome(() => new Response("x", { status: 200, headers }), changes, (r, n, v, a) => (a ? r.headers.append(n, v) : r.headers.set(n, v)));
+          const ours = outcome(() => new TextResponse("x", { status: 200, headers }), [], () => {});
+          if (typeof ours === "string" || typeof theirs === "string") {
+            expect(ours).toEqual(theirs); // refused by the constructor, both
+            return;
+          }
+          const response = new TextResponse("x", { status: 200, headers });
+          const errors: string[] = [];
+          for (const [lines, append] of groups) {
+            let checked: ReturnType<typeof checkedLines> | null = null;
+            try {
+              checked = checkedLines(lines);
+            } catch {
+              // not plain lines: set one by one, as Headers takes them (or refuses them)
+            }
+            if (checked) {
+              setHeaderLines(response, checked, append);
+              errors.push(...checked.map(() => "ok"));
+            } else {
+              for (const [n, v] of Object.entries(lines)) {
+                try {
+                  setHeader(response, n, v, append);
+                  errors.push("ok");
+                } catch (error) {
+                  errors.push((error as Error).name);
+                }
+              }
+            }
+          }
+          const lines = unreadHeaderLines(response)?.map(([n, v]) => [n, v]);
+          const listed = [...response.headers];
+          expect({ errors, listed, lines: lines ?? listed, vary: response.headers.get("vary"), cookies: response.headers.getSetCookie() }).toEqual(theirs);
+        }),
+        { numRuns: 2000 },
+      );
+    });
+
+    it("checked once, are refused when Headers would refuse or change them, and shared lines stay each response's own", () => {
+      expect(() => checkedLines({ "X-A": "line\nbreak" })).toThrow(TypeError);
+      expect(() => checkedLines({ "X-A": " padded" })).toThrow(TypeError);
+      expect(() => checkedLines({ "bad name": "1" })).toThrow(TypeError);
+      const vary = checkedLines({ Vary: "Origin" });
+      const first = json({ a: 1 });
+      const second = json({ b: 2 });
+      setHeaderLines(first, vary, true);
+      setHeaderLines(second, vary, true);
+      setHeader(first, "Vary", "Accept", true);
+      expect(unreadHeaderLines(second)).toEqual([
+        ["content-type", JSON_TYPE],
+        ["vary", "Origin"],
+      ]);
+      expect(unreadHeaderLines(first)).toEqual([
+        ["content-type", JSON_TYPE],
+        ["vary", "Origin, Accept"],
+      ]);
+      expect(unreadHeaderLines(json({ c: 3 }))).toEqual([["content-type", JSON_TYPE]]);
+    });
+
     it("are handed to the fast lane only while nothing has asked for headers", () => {
       const response = json({ a: 1 }, 200, { "Cache-Control": "no-store" });
       setHeader(response, "Vary", "Origin", true);
@@ -123,6 +188,22 @@ describe("TextResponse", () => {
       expect(unreadHeaderLines(new Response("x"))).toBeUndefined();
       setHeader(response, "X-After", "1");
       expect(response.headers.get("x-after")).toBe("1");
+    });
+  });
+
+  describe("fixedJson()", () => {
+    it("freezes the value and everything in it, and json() of it answers the JSON of the value as it was made", async () => {
+      const value = fixedJson({ id: 7, name: "Zoë", tags: ["a", { b: 1 }] });
+      expect(Object.isFrozen(value) && Object.isFrozen(value.tags) && Object.isFrozen(value.tags[1])).toBe(true);
+      expect(() => {
+        (value as { name: string }).name = "changed";
+      }).toThrow(TypeError);
+      const response = json(value);
+      expect(unreadText(response)).toBe(JSON.stringify({ id: 7, name: "Zoë", tags: ["a", { b: 1 }] }));
+      expect(await json(value, 201).json()).toEqual({ id: 7, name: "Zoë", tags: ["a", { b: 1 }] });
+      // Any other value, frozen or not, is written as it is now.
+      const plain = Object.freeze({ id: 8 });
+      expect(unreadText(json(plain))).toBe('{"id":8}');
     });
   });
 });

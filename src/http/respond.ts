@@ -7,8 +7,11 @@
 // writes the text to the socket as it is; any other reader (Next, the tests, a clone) gets an ordinary body,
 // made from the same text when it first asks for it. Their headers are held the same way: undici's Headers
 // converts and checks every name and value (about 0.7 µs a header, and again to read them back), so a
-// TextResponse keeps the headers it was made with, and those set on it by setHeader() (CORS, src/http/route.ts),
-// as plain lines until something asks for `headers`; the fast lane writes the lines as they are.
+// TextResponse keeps the headers it was made with, and those set on it by setHeader() and setHeaderLines()
+// (CORS, src/http/route.ts), as plain lines until something asks for `headers`; the fast lane writes the
+// lines as they are. Lines used on every response (JSON's Content-Type, CORS) are checked once, at start
+// (checkedLines()), and a value whose JSON cannot change (fixedJson(): a caller's own representation, read
+// from the token cache) is written from JSON made once.
 
 export const JSON_TYPE = "application/json; charset=utf-8";
 
@@ -41,14 +44,28 @@ function plainLines(init: HeadersInit | undefined): Array<[string, string]> | nu
   return lines;
 }
 
+/** Header lines checked once (as plain lines, names lower-cased), to set on many responses without checking
+ * them again (checkedLines(), setHeaderLines()). */
+export type CheckedLines = ReadonlyArray<readonly [string, string]>;
+
+/** `headers` as CheckedLines; throws for a line a TextResponse could not keep as it is. */
+export function checkedLines(headers: Record<string, string>): CheckedLines {
+  const lines = plainLines(headers);
+  if (!lines) throw new TypeError("checkedLines: a header name or value Headers would refuse or change");
+  return Object.freeze(lines.map((line) => Object.freeze(line)));
+}
+
+const byName = (a: readonly [string, string], b: readonly [string, string]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+
 export class TextResponse extends Response {
   readonly #text: string;
   #inner: Response | null = null;
   /** The headers as [lower-case name, value] lines, while nothing has asked for `headers`; then null. */
-  #lines: Array<[string, string]> | null;
+  #lines: Array<readonly [string, string]> | null;
 
-  constructor(text: string, init: ResponseInit) {
-    const lines = plainLines(init.headers);
+  /** `checked`: the headers as lines checked already (init.headers is then not read). */
+  constructor(text: string, init: ResponseInit, checked?: CheckedLines) {
+    const lines = checked ? [...checked] : plainLines(init.headers);
     super(null, lines ? { status: init.status, statusText: init.statusText } : init);
     if (NULL_BODY_STATUS.has(this.status)) throw new TypeError(`Response constructor: a ${this.status} response has no body`);
     this.#text = text;
@@ -80,21 +97,40 @@ export class TextResponse extends Response {
     lines.push([lower, value]);
   }
 
+  /** setHeader() of each of the lines, which were checked already (checkedLines()). */
+  setLines(checked: CheckedLines, append = false): void {
+    const lines = this.#lines;
+    if (!lines) {
+      for (const [name, value] of checked) this.setHeader(name, value, append);
+      return;
+    }
+    for (const line of checked) {
+      if (!append) {
+        for (let i = lines.length - 1; i >= 0; i--) if (lines[i]![0] === line[0]) lines.splice(i, 1);
+      }
+      lines.push(line);
+    }
+  }
+
   /** The headers as Headers lists them (by name, a repeated name's values joined by ", "), while nothing has
    * asked for `headers`. */
   get unreadHeaderLines(): ReadonlyArray<readonly [string, string]> | undefined {
     const lines = this.#lines;
     if (!lines) return undefined;
-    // An insertion sort (a handful of lines; stable, so a repeated name's values keep their order), merging.
-    const listed: Array<[string, string]> = [];
-    for (const [name, value] of lines) {
-      let at = listed.length;
-      while (at > 0 && listed[at - 1]![0] > name) at--;
-      const before = listed[at - 1];
-      if (before && before[0] === name) before[1] = `${before[1]}, ${value}`;
-      else listed.splice(at, 0, [name, value]);
+    // Sorted (stable: a repeated name's values keep their order), then a repeated name's lines merged.
+    const sorted = lines.length > 1 ? lines.slice().sort(byName) : lines;
+    let listed: Array<readonly [string, string]> | null = null;
+    for (let i = 1; i < sorted.length; i++) {
+      if (sorted[i]![0] !== sorted[i - 1]![0]) continue;
+      listed = [];
+      for (const line of sorted) {
+        const before = listed[listed.length - 1];
+        if (before && before[0] === line[0]) listed[listed.length - 1] = [line[0], `${before[1]}, ${line[1]}`];
+        else listed.push(line);
+      }
+      break;
     }
-    return listed;
+    return listed ?? sorted;
   }
 
   /** The body as an ordinary Response's (same Content-Type, so that blob() and formData() agree). */
@@ -137,8 +173,25 @@ export class TextResponse extends Response {
   }
 }
 
-export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new TextResponse(JSON.stringify(body), { status, headers: { "Content-Type": JSON_TYPE, ...headers } });
+const JSON_LINES = checkedLines({ "Content-Type": JSON_TYPE });
+
+const jsonOfFixed = new WeakMap<object, string>();
+
+/** `value`, frozen (with every object in it), its JSON made now and kept: json() of it then looks the text up. */
+export function fixedJson<T extends object>(value: T): T {
+  const freeze = (item: unknown) => {
+    if (typeof item !== "object" || item === null) return;
+    Object.freeze(item);
+    for (const child of Object.values(item)) freeze(child);
+  };
+  freeze(value);
+  jsonOfFixed.set(value, JSON.stringify(value));
+  return value;
+}
+
+export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
+  const text = (typeof body === "object" && body !== null && jsonOfFixed.get(body)) || JSON.stringify(body);
+  return headers ? new TextResponse(text, { status, headers: { "Content-Type": JSON_TYPE, ...headers } }) : new TextResponse(text, { status }, JSON_LINES);
 }
 
 /** The text a TextResponse holds, while nobody has read it; else undefined (read the Response as usual). */
@@ -150,6 +203,12 @@ export function unreadText(response: Response): string | undefined {
  * them; else undefined (read `headers` as usual). */
 export function unreadHeaderLines(response: Response): ReadonlyArray<readonly [string, string]> | undefined {
   return response instanceof TextResponse ? response.unreadHeaderLines : undefined;
+}
+
+/** setHeader() of each of the lines (checkedLines()): on a TextResponse, without checking them again. */
+export function setHeaderLines(response: Response, checked: CheckedLines, append = false): void {
+  if (response instanceof TextResponse) response.setLines(checked, append);
+  else for (const [name, value] of checked) setHeader(response, name, value, append);
 }
 
 /** `response.headers.set(name, value)` (or `append`), without making a TextResponse's Headers. */

@@ -2,12 +2,12 @@
 // single error path: ApiError -> its status and {"error"}; database contention or outage -> 503 with
 // Retry-After (src/server/db-errors.ts); anything else is
 // logged with a request id and answered {"error": "server_error"}. Handlers stay plain
-// (Request, context) => Promise<Response> so that they run anywhere a Web Request does.
+// (Request, context) => Response | Promise<Response> so that they run anywhere a Web Request does.
 import { randomUUID } from "node:crypto";
 import { clientAddress } from "@/http/client-address";
 import { ApiError, methodNotAllowed } from "@/http/errors";
 import { requestContext, runWithRequestContext } from "@/http/request-context";
-import { json, setHeader } from "@/http/respond";
+import { checkedLines, json, setHeader, setHeaderLines } from "@/http/respond";
 import { databaseFailure } from "@/server/db-errors";
 import { log, redact } from "@/server/log";
 import { countDatabaseError } from "@/server/metrics";
@@ -16,7 +16,7 @@ import { countDatabaseError } from "@/server/metrics";
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 export type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
-export type Handler = (request: Request, context: RouteContext) => Promise<Response>;
+export type Handler = (request: Request, context: RouteContext) => Response | Promise<Response>;
 
 const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH"] as const;
 type Method = (typeof METHODS)[number];
@@ -36,16 +36,19 @@ export function isCookieRequest(request: Request): boolean {
   return !request.headers.has("authorization") && SESSION_COOKIE.test(request.headers.get("cookie") ?? "");
 }
 
+// Checked once (src/http/respond.ts), set on every CORS response.
+const CORS_LINES = checkedLines({ "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": "WWW-Authenticate, Location, Retry-After, Allow" });
+const PREFLIGHT_LINES = checkedLines({ "Access-Control-Allow-Headers": "Authorization, Content-Type, DPoP", "Access-Control-Max-Age": "600" });
+const VARY_LINES = checkedLines({ Vary: "Origin" });
+
 function withCors(request: Request, response: Response, allow: string[]): Response {
   if (isCookieRequest(request)) return response;
-  setHeader(response, "Access-Control-Allow-Origin", "*");
-  setHeader(response, "Access-Control-Expose-Headers", "WWW-Authenticate, Location, Retry-After, Allow");
+  setHeaderLines(response, CORS_LINES);
   if (request.method === "OPTIONS") {
     setHeader(response, "Access-Control-Allow-Methods", allow.join(", "));
-    setHeader(response, "Access-Control-Allow-Headers", "Authorization, Content-Type, DPoP");
-    setHeader(response, "Access-Control-Max-Age", "600");
+    setHeaderLines(response, PREFLIGHT_LINES);
   }
-  setHeader(response, "Vary", "Origin", true);
+  setHeaderLines(response, VARY_LINES, true);
   return response;
 }
 
@@ -80,28 +83,33 @@ export function route(handlers: Partial<Record<Method, (request: Request, contex
   const allow = [...METHODS.filter((method) => handlers[method]), "OPTIONS"];
   if (handlers.GET) allow.push("HEAD");
 
+  const finish = (request: Request, response: Response) => (options.cors ? withCors(request, response, allow) : response);
+
+  // Not an async function: a handler that answers at once (the bearer read from the token cache) is answered
+  // without a promise (see andThen(), below).
   const wrap =
     (method: Method | "OPTIONS"): Handler =>
-    async (request, context) => {
-      let response: Response;
+    (request, context) => {
+      let answer: MaybePromise<Response>;
       try {
         if (method === "OPTIONS") {
-          response = new Response(null, { status: 204, headers: { Allow: allow.join(", ") } });
+          answer = new Response(null, { status: 204, headers: { Allow: allow.join(", ") } });
         } else {
           const handler = handlers[method];
           if (!handler) throw methodNotAllowed(allow, kind === "oauth" ? "invalid_request" : "method not allowed");
           // The fast lane has made this request's context (with its after-response queue and the address,
           // read when first asked for: laneContext()). Under Next there is none yet: make one.
-          if (requestContext()?.after) {
-            response = await handler(request, context);
-          } else {
-            response = await runWithRequestContext({ ip: clientAddress(request) }, () => handler(request, context));
-          }
+          answer = requestContext()?.after ? handler(request, context) : runWithRequestContext({ ip: clientAddress(request) }, () => handler(request, context));
         }
       } catch (error) {
-        response = errorResponse(error, request, kind);
+        return finish(request, errorResponse(error, request, kind));
       }
-      return options.cors ? withCors(request, response, allow) : response;
+      return answer instanceof Promise
+        ? answer.then(
+            (response) => finish(request, response),
+            (error: unknown) => finish(request, errorResponse(error, request, kind)),
+          )
+        : finish(request, answer);
     };
 
   return {
@@ -132,16 +140,22 @@ type KnownContext = RouteContext & { [KNOWN_PARAMS]?: RouteParamValues };
 
 /**
  * A route context whose parameters param() reads at once (src/server/dispatch.ts); its `params`, the promise
- * Next's handlers receive, is made only when something asks for it.
+ * Next's handlers receive, is made only when something asks for it. (A class: an object literal with a getter
+ * is built property by property, several times the cost, on every request.)
  */
+class KnownParamsContext<T extends RouteParamValues> {
+  readonly [KNOWN_PARAMS]: T;
+  #params: Promise<T> | undefined = undefined;
+  constructor(values: T) {
+    this[KNOWN_PARAMS] = values;
+  }
+  get params(): Promise<T> {
+    return (this.#params ??= Promise.resolve(this[KNOWN_PARAMS]));
+  }
+}
+
 export function knownParamsContext<T extends RouteParamValues>(values: T): { params: Promise<T> } {
-  let params: Promise<T> | undefined;
-  return {
-    [KNOWN_PARAMS]: values,
-    get params() {
-      return (params ??= Promise.resolve(values));
-    },
-  } as { params: Promise<T> };
+  return new KnownParamsContext(values);
 }
 
 const joinParam = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join("/") : (value ?? ""));

@@ -18,7 +18,7 @@ import { makeUser } from "@/testing/factories";
 import { bearer, pendingRequest } from "@/testing/permission-request-fixtures";
 import { Barrier, heldBody, heldParams, holdClaims, together } from "@/testing/race";
 
-type Handler = (request: Request, context: ReturnType<typeof heldParams>) => Promise<Response>;
+type Handler = (request: Request, context: ReturnType<typeof heldParams>) => Response | Promise<Response>;
 
 const LIST = "/api/bundle_permission_request/";
 const WEEK_MS = 7 * 24 * 3600 * 1000;

@@ -31,8 +31,10 @@ export function requestUrl(origin: string, target: string): string {
 
 // A header name as the Fetch standard takes it (an HTTP token); any other name goes to Headers, which refuses it.
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-// HTTP whitespace at either end of a value, which Headers would strip (Node's parser has already).
-const EDGE_SPACE = /^[\t\n\r ]|[\t\n\r ]$/;
+// HTTP whitespace at either end of a value, which Headers would strip (Node's parser has already). Its two
+// ends looked at, not a regular expression (whose "at the end" alternative is tried at every position).
+const isHttpSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+const edgeSpace = (value: string) => value.length > 0 && (isHttpSpace(value.charCodeAt(0)) || isHttpSpace(value.charCodeAt(value.length - 1)));
 
 /**
  * A request's Headers, answering get() and has() from the header lines Node parsed (what a handler asks of
@@ -56,7 +58,7 @@ export class LaneHeaders extends Headers {
     if (source === null || typeof name !== "string" || !TOKEN.test(name)) return undefined;
     const value = source[name.toLowerCase()];
     if (value === undefined) return null;
-    return typeof value === "string" && !EDGE_SPACE.test(value) ? value : undefined;
+    return typeof value === "string" && !edgeSpace(value) ? value : undefined;
   }
 
   #filled(): this {

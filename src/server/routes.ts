@@ -116,21 +116,30 @@ export async function preload(table: RouteTable): Promise<void> {
   await Promise.all(table.routes.map((route) => route.load()));
 }
 
+/** Whether a path's parts fit a route's segments (checked before any parameter object is made: most of the
+ * routes tried for a path do not fit). */
+function fits(segments: Segment[], parts: string[]): boolean {
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    if (segment.kind === "optionalCatchAll") return true;
+    if (segment.kind === "catchAll") return i < parts.length;
+    if (i >= parts.length || (segment.kind === "static" && segment.value !== parts[i])) return false;
+  }
+  return parts.length === segments.length;
+}
+
 function matchSegments(segments: Segment[], parts: string[]): RouteParams | null {
+  if (!fits(segments, parts)) return null;
   const params: RouteParams = {};
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]!;
     if (segment.kind === "catchAll" || segment.kind === "optionalCatchAll") {
-      if (i >= parts.length && segment.kind === "catchAll") return null;
       if (i < parts.length) params[segment.name] = parts.slice(i);
-      return params;
+      break;
     }
-    const part = parts[i];
-    if (part === undefined) return null;
-    if (segment.kind === "param") params[segment.name] = part;
-    else if (segment.value !== part) return null;
+    if (segment.kind === "param") params[segment.name] = parts[i]!;
   }
-  return parts.length === segments.length ? params : null;
+  return params;
 }
 
 export class MalformedPath extends Error {}

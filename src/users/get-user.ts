@@ -1,9 +1,14 @@
 import { notFound } from "@/http/errors";
 import { db } from "@/server/db";
 import type { MaybePromise } from "@/http/route";
+import { fixedJson } from "@/http/respond";
 import { representUser, type UserRepresentation } from "@/users/represent";
 
 type Viewer = { id: number; name: string; email: string };
+
+// A caller's own representation, once per viewer object: a token answered from the cache brings the same one
+// every time (src/http/auth.ts), and its JSON is then made once (fixedJson()).
+const selves = new WeakMap<Viewer, UserRepresentation>();
 
 /**
  * GET /api/user/<id>/: the representation to any authenticated caller; 404 for unknown ids (CONTRACT.md 2).
@@ -13,7 +18,11 @@ type Viewer = { id: number; name: string; email: string };
 export function getUser(options: { id: string; viewer: Viewer }): MaybePromise<UserRepresentation> {
   if (!/^\d{1,12}$/.test(options.id)) throw notFound("no such user");
   const id = Number(options.id);
-  if (id === options.viewer.id) return representUser(options.viewer, options.viewer.id);
+  if (id === options.viewer.id) {
+    let self = selves.get(options.viewer);
+    if (self === undefined) selves.set(options.viewer, (self = fixedJson(representUser(options.viewer, options.viewer.id))));
+    return self;
+  }
   return someoneElse(id, options.viewer.id);
 }
 
