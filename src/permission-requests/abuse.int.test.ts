@@ -150,6 +150,39 @@ describe("create is limited so that nobody can probe or flood", () => {
     expect((await askAs(requesters[20]!)).status).toBe(201);
   });
 
+  it("counts only 400 and 409 as refused creates: the 429s of the create limit do not, nor are they mailed; each 429 is audited as rate_limited, a 400 is not", async () => {
+    const owner = await makeUser();
+    const requester = await makeUser();
+    const stranger = await makeUser();
+    const headers = await asPage(requester);
+    const bundles = await Promise.all(Array.from({ length: 21 }, (_, i) => createBundle({ ownerId: owner.id, name: `b${i}` })));
+    const askFor = (i: number, target = owner.id) => call("POST", LIST, { headers, body: { bundle: bundles[i]!.id, user_allowed: requester.id, user_target: target } });
+    const rateLimited = async () =>
+      (await (await db()).auditEvent.findMany({ where: { type: "rate_limited", userId: requester.id } })).map((e) => ({ clientId: e.clientId, detail: JSON.parse(e.detail!) as unknown }));
+
+    // A refused create (400) counts as one, and is not a rate limit.
+    expect(answer(await askFor(0, stranger.id))).toEqual({ status: 400, body: CANNOT_GRANT });
+    expect(await rateLimited()).toEqual([]);
+
+    // The create limit: 20 an hour, the first ten minutes before the others, so that the 429 says when the oldest leaves.
+    expect((await askFor(0)).status).toBe(201);
+    advanceClock(10 * 60 * 1000);
+    for (let i = 1; i < 20; i++) expect((await askFor(i)).status).toBe(201);
+    const limited = await askFor(20);
+    expect(answer(limited)).toEqual({ status: 429, body: { error: "rate_limited" } });
+    const retryAfter = Number(limited.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(2990);
+    expect(retryAfter).toBeLessThanOrEqual(3000);
+    expect(await rateLimited()).toEqual([{ clientId: null, detail: { limit: "permission_request" } }]);
+
+    // 60 more 429s: were they refusals, with the one 400 above the requester would be past REFUSED_LIMIT (60).
+    for (let i = 0; i < 60; i++) expect((await askFor(20)).status).toBe(429);
+    expect(await rateLimited()).toHaveLength(61);
+    advanceClock(retryAfter * 1000);
+    expect((await askFor(20)).status).toBe(201);
+    expect(await listMail({ to: owner.email })).toHaveLength(21);
+  });
+
   it("counts concurrent requests naming one target exactly: 25 requesters at once give 20 201s and 5 429s", async () => {
     const owner = await makeUser();
     const bundle = await createBundle({ ownerId: owner.id, name: "Contended" });
