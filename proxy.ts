@@ -3,14 +3,16 @@
 // Content-Security-Policy header, from which Next takes it for its scripts; pages are rendered per request
 // (app/layout.tsx), since a nonce baked into a prerendered page would be the same for everyone. /api and
 // /.well-known are answered by route handlers (the fast lane under `npm start`), which add their own headers.
+// Under `npm start`, Strict-Transport-Security (https) is also set on everything Next answers, before Next
+// sees the request (src/server/front.ts): next-auth's /api/auth/ and the files this matcher leaves out.
 import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/env";
-import { contentSecurityPolicy, newNonce, pageSecurityHeaders } from "@/http/security-headers";
+import { contentSecurityPolicy, isHttpsUrl, newNonce, pageSecurityHeaders } from "@/http/security-headers";
 import { sealedRedirectUri } from "@/oauth/authorization-request";
 
 export function proxy(request: NextRequest) {
   const config = env();
-  const https = config.appUrl.startsWith("https://");
+  const https = isHttpsUrl(config.appUrl);
   const nonce = newNonce();
   // The consent form answers with a 303 to the client's redirect URI: that origin may follow the post.
   const sealed = request.nextUrl.pathname === "/consent" ? request.nextUrl.searchParams.get("request") : null;

@@ -26,6 +26,11 @@ describe("environment", () => {
     expect(parseEnv({ ...base, WORKERS: " " }).workers).toBe(1);
   });
 
+  it("reads MAX_CONNECTIONS, the open connections of each npm start process (default 10000)", () => {
+    expect(parseEnv(base).maxConnections).toBe(10_000);
+    expect(parseEnv({ ...base, MAX_CONNECTIONS: "500" }).maxConnections).toBe(500);
+  });
+
   it("derives APP_URL from PORT and reads PostgreSQL URLs", () => {
     const env = parseEnv({ ...base, PORT: "4000", DATABASE_URL: "postgresql://u:p@db/x" });
     expect(env.appUrl).toBe("http://localhost:4000");
@@ -45,6 +50,8 @@ describe("environment", () => {
     [{ WORKERS: "1.5" }, /^Environment variable WORKERS must be an integer from 1 to 64$/],
     [{ TOKEN_CACHE_SIZE: "-1" }, /^Environment variable TOKEN_CACHE_SIZE must be an integer from 0 to 1000000$/],
     [{ TOKEN_CACHE_SIZE: "lots" }, /^Environment variable TOKEN_CACHE_SIZE must be an integer from 0 to 1000000$/],
+    [{ MAX_CONNECTIONS: "0" }, /^Environment variable MAX_CONNECTIONS must be an integer from 1 to 1000000$/],
+    [{ MAX_CONNECTIONS: "many" }, /^Environment variable MAX_CONNECTIONS must be an integer from 1 to 1000000$/],
   ])("stops with one line naming the variable: %o", (override, message) => {
     let error: unknown;
     try {

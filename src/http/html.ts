@@ -3,8 +3,15 @@
 // the device form's. They look like the site's own pages (its header, fonts and colours, dark mode too:
 // CONTRACT.md 12) and tell developers the OAuth error code and the client_id. The style sheet is inline and
 // allowed by its hash alone; there is no script.
+// Under an https APP_URL they, and the redirects of the same endpoints, carry Strict-Transport-Security
+// (RFC 6797; README, Security) whoever serves them: the fast lane adds it too, but Next serves
+// /consent/decide and /device/verify, and `npm run dev` everything, without the page proxy's headers.
 import { createHash } from "node:crypto";
+import { env } from "@/env";
+import { hstsHeaders, isHttpsUrl } from "@/http/security-headers";
 import { SERVICE_NAME } from "@/site";
+
+const hsts = (): Record<string, string> => Object.fromEntries(hstsHeaders(isHttpsUrl(env().appUrl)));
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -77,6 +84,7 @@ export function htmlErrorPage(status: number, title: string, message: string, fa
       "X-Frame-Options": "DENY",
       "X-Content-Type-Options": "nosniff",
       "Referrer-Policy": "no-referrer",
+      ...hsts(),
     },
   });
 }
@@ -99,6 +107,6 @@ export async function htmlFailurePage(logged: Response, title: string, message: 
 export function redirect(location: string, status: 302 | 303 = 302, headers: Record<string, string> = {}): Response {
   return new Response(null, {
     status,
-    headers: { Location: location, "Cache-Control": "no-store", Pragma: "no-cache", "Referrer-Policy": "no-referrer", ...headers },
+    headers: { Location: location, "Cache-Control": "no-store", Pragma: "no-cache", "Referrer-Policy": "no-referrer", ...hsts(), ...headers },
   });
 }

@@ -5,7 +5,8 @@
 // base-uri 'none', object-src 'none', form-action 'self' plus the origin a form's answer redirects to
 // (Chromium applies form-action to the redirects after a form post: the consent form's 303 goes to the
 // client's redirect URI, so the consent page names that origin), X-Content-Type-Options, Referrer-Policy,
-// Permissions-Policy, and Strict-Transport-Security when APP_URL is https.
+// Permissions-Policy, and Strict-Transport-Security when APP_URL is https (which every other answer also
+// carries then: src/server/front.ts, src/http/html.ts).
 // Styles keep 'unsafe-inline' (style attributes; they cannot run code). Development adds 'unsafe-eval' to
 // script-src, which React's development build needs; production never has it.
 import { randomBytes } from "node:crypto";
@@ -50,6 +51,16 @@ export function contentSecurityPolicy({ nonce, formTargets = [], https, developm
   ].join("; ");
 }
 
+/** Strict-Transport-Security (RFC 6797), for one year: on every answer when APP_URL is https, none otherwise. */
+export const HSTS: readonly [string, string] = ["Strict-Transport-Security", "max-age=31536000"];
+
+export function hstsHeaders(https: boolean): ReadonlyArray<readonly [string, string]> {
+  return https ? [HSTS] : [];
+}
+
+/** Whether an APP_URL is https (the service is then reached over TLS only, and says so with HSTS). */
+export const isHttpsUrl = (appUrl: string) => appUrl.startsWith("https://");
+
 /** The other headers of every page (and, but for the policy, of every /api answer). */
 export function pageSecurityHeaders(https: boolean): Array<[string, string]> {
   return [
@@ -57,6 +68,6 @@ export function pageSecurityHeaders(https: boolean): Array<[string, string]> {
     ["Referrer-Policy", "same-origin"],
     ["X-Frame-Options", "DENY"],
     ["Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=(), browsing-topics=()"],
-    ...(https ? ([["Strict-Transport-Security", "max-age=31536000"]] as Array<[string, string]>) : []),
+    ...(https ? [[...HSTS] as [string, string]] : []),
   ];
 }

@@ -7,7 +7,8 @@
 // requests that arrive in one turn of the event loop are served together, after it (queueFastLane, below).
 //
 // What clients saw from Next stays: the route handlers' statuses, headers and bodies, and the security headers
-// next.config.mjs adds to every path (nosniff and framing); Next's `Vary: rsc, ...` (meaningless for JSON)
+// next.config.mjs adds to every path (nosniff and framing), plus Strict-Transport-Security under an https
+// APP_URL (FastLaneOptions.extraHeaders, src/server/front.ts); Next's `Vary: rsc, ...` (meaningless for JSON)
 // is dropped, and bodies go with a Content-Length instead of chunked.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
@@ -111,7 +112,7 @@ function toRequest(req: IncomingMessage, origin: string, body: Buffer | null): R
   return request;
 }
 
-async function writeResponse(res: ServerResponse, response: Response, method: string, close: boolean): Promise<void> {
+async function writeResponse(res: ServerResponse, response: Response, method: string, close: boolean, extra: ReadonlyArray<readonly [string, string]>): Promise<void> {
   // A TextResponse's header lines as they are (src/http/respond.ts); any other Response's Headers.
   const flat: string[] = [];
   const lines = unreadHeaderLines(response);
@@ -132,6 +133,7 @@ async function writeResponse(res: ServerResponse, response: Response, method: st
     if (security >= 0) present |= 1 << security;
   }
   for (let i = 0; i < FAST_LANE_SECURITY_HEADERS.length; i++) if (!(present & (1 << i))) flat.push(...FAST_LANE_SECURITY_HEADERS[i]!);
+  for (const [name, value] of extra) if (!hasName(flat, name.toLowerCase())) flat.push(name, value);
   let payload: string | Buffer | null = null;
   if (method !== "HEAD") {
     // A TextResponse's text as it is (src/http/respond.ts); any other body read once, whole.
@@ -151,7 +153,13 @@ async function writeResponse(res: ServerResponse, response: Response, method: st
   });
 }
 
-function failure(res: ServerResponse, error: unknown, req: IncomingMessage): void {
+/** Whether flat header lines [name, value, ...] (lower-case names) hold `name`. */
+function hasName(flat: string[], name: string): boolean {
+  for (let i = 0; i < flat.length; i += 2) if (flat[i] === name) return true;
+  return false;
+}
+
+function failure(res: ServerResponse, error: unknown, req: IncomingMessage, extra: ReadonlyArray<readonly [string, string]>): void {
   const requestId = randomUUID();
   log.error("unexpected error in the fast lane", {
     requestId,
@@ -164,7 +172,7 @@ function failure(res: ServerResponse, error: unknown, req: IncomingMessage): voi
     return;
   }
   const body = JSON.stringify({ error: "server_error" });
-  res.writeHead(500, ["Content-Type", JSON_TYPE, "X-Request-Id", requestId, "Content-Length", String(body.length), ...FAST_LANE_SECURITY_HEADERS.flat()]);
+  res.writeHead(500, ["Content-Type", JSON_TYPE, "X-Request-Id", requestId, "Content-Length", String(body.length), ...FAST_LANE_SECURITY_HEADERS.flat(), ...extra.flat()]);
   res.end(body);
 }
 
@@ -173,6 +181,8 @@ export type FastLaneOptions = {
   origin: string;
   /** Whether responses should close their connection (set while the server shuts down). */
   closing?: () => boolean;
+  /** Headers every answer carries unless it sets them itself: Strict-Transport-Security under https. */
+  extraHeaders?: ReadonlyArray<readonly [string, string]>;
 };
 
 /**
@@ -194,12 +204,12 @@ export async function serveFastLane(req: IncomingMessage, res: ServerResponse, d
       response = await runWithRequestContext(laneContext(request, after), () => invoke(match, request));
     }
     // Past the limit the rest of the body stays unread: the connection closes after the answer.
-    await writeResponse(res, response, method, oversize || (options.closing?.() ?? false));
+    await writeResponse(res, response, method, oversize || (options.closing?.() ?? false), options.extraHeaders ?? []);
     observeRequest(decision.match?.route.pattern ?? "(none)", method, response.status, (performance.now() - started) / 1000);
     if (after.length) await runAfterTasks(after);
   } catch (error) {
     if (error instanceof ClientGone) res.destroy();
-    else failure(res, error, req);
+    else failure(res, error, req, options.extraHeaders ?? []);
   }
 }
 

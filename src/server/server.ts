@@ -1,8 +1,10 @@
 // `npm start`: a custom Next.js server (next({ dev: false }), prepare(), getRequestHandler(); a documented
-// deployment mode) with a fast lane in front (issue 8). Every request first gets the socket's address appended
-// to X-Forwarded-For (src/http/client-address.ts); then /api (but next-auth's /api/auth/) and the route
-// handlers under /.well-known go to the route-handler exports directly (src/server/fast-lane.ts, staged per
-// turn of the event loop), and pages, /api/auth/*, /_next/* and everything else to Next.
+// deployment mode) with a fast lane in front (issue 8). Connections and request targets first meet the rules
+// of src/server/front.ts (deadlines, MAX_CONNECTIONS, dot segments and absolute-form targets refused, HSTS
+// under https). Every request then gets the socket's address appended to X-Forwarded-For
+// (src/http/client-address.ts); /api (but next-auth's /api/auth/) and the route handlers under /.well-known
+// go to the route-handler exports directly (src/server/fast-lane.ts, staged per turn of the event loop), and
+// pages, /api/auth/*, /_next/* and everything else to Next.
 //
 // Graceful shutdown (CONTRACT.md 11) on SIGTERM and SIGINT (src/server/workers.ts with WORKERS): stop
 // accepting connections, let the requests in flight finish (with their after-response work) for up to
@@ -10,13 +12,13 @@
 // connections end at their keep-alive timeout rather than cutting them, stop the outbox sweep, close the
 // database; the caller then exits 0. A single process handles the signals in scripts/serve.ts.
 import next from "next";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { Server as NetServer, type AddressInfo, type Socket } from "node:net";
 import { availableParallelism } from "node:os";
 import { stopMailSweep } from "@/email/sweep";
 import { env } from "@/env";
 import { disconnectDb } from "@/server/db";
-import { appendPeerAddress, decideLane, pathOf, queueFastLane } from "@/server/fast-lane";
+import { CONNECTION_LIMITS, createFrontServer, frontListener } from "@/server/front";
 import { acceptQueueDrained } from "@/server/listener";
 import { log } from "@/server/log";
 import { metrics, observeRequest } from "@/server/metrics";
@@ -49,7 +51,6 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   await nextApp.prepare();
   await preload(routes);
   const handleWithNext = nextApp.getRequestHandler();
-  const origin = new URL(options.appUrl).origin;
 
   let closing = false;
   const inFlight = new Set<Promise<unknown>>();
@@ -58,15 +59,8 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     void work.finally(() => inFlight.delete(work));
   };
 
-  // Open connections, so that shutdown can wait for them and, at the end of its grace period, close them.
-  const connections = new Set<Socket>();
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    appendPeerAddress(req);
-    const decision = decideLane(routes, pathOf(req.url));
-    if (decision) {
-      track(queueFastLane(req, res, decision, { origin, closing: () => closing }));
-      return;
-    }
+  const config = env();
+  const nextHandler = (req: IncomingMessage, res: ServerResponse) => {
     if (closing) res.setHeader("Connection", "close");
     const started = performance.now(); // a duration for the latency histogram, not a rule
     res.once("finish", () => observeRequest("(next)", req.method ?? "GET", res.statusCode, (performance.now() - started) / 1000));
@@ -80,14 +74,14 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
         });
       }),
     );
-  });
-  let accepted = 0;
-  server.on("connection", (socket: Socket) => {
-    accepted++;
-    connections.add(socket);
-    socket.once("close", () => connections.delete(socket));
-  });
+  };
   const listening = options.listen ?? true;
+  // Open connections, so that shutdown can wait for them and, at the end of its grace period, close them.
+  const { server, connections, accepted, accept } = createFrontServer(
+    frontListener({ routes, appUrl: options.appUrl, closing: () => closing, track, other: nextHandler }),
+    { ...CONNECTION_LIMITS, maxConnections: config.maxConnections },
+    listening,
+  );
   if (listening) {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -95,11 +89,6 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     });
   }
   const port = listening ? (server.address() as AddressInfo).port : options.port;
-  const accept = (socket: Socket) => {
-    server.emit("connection", socket);
-    socket.resume(); // handed over paused by the primary (pauseOnConnect)
-  };
-  const config = env();
   const share = Math.ceil(availableParallelism() / config.workers);
   if (hashingSlots(config) < share) {
     log.warn("password hashing is limited by libuv's thread pool: set WORKERS or UV_THREADPOOL_SIZE to use every core", {
@@ -117,7 +106,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       // once the connections that were already made have been taken from the kernel's queue (closing the
       // listener would reset them). Not http's close(), which also drops every idle keep-alive connection at
       // once, and with it a request already on its way over one (see below).
-      await acceptQueueDrained(() => accepted);
+      await acceptQueueDrained(accepted);
       if (listening) {
         NetServer.prototype.close.call(server);
         log.info("no longer accepting connections", { inFlight: inFlight.size });

@@ -7,7 +7,9 @@
 // Workers ignore signals sent to them directly (a signal to the whole process group, Ctrl-C): the primary
 // decides. The primary exits once every worker has (0 when each shut down cleanly), and restarts a worker
 // that died on its own. Every guarantee holds across workers as across instances: the single-use claims,
-// rate limits and the outbox claim live in the database, never in a process.
+// rate limits and the outbox claim live in the database, never in a process. The connection rules (header
+// and request deadlines, idle keep-alive, MAX_CONNECTIONS per process) are each worker's, on the
+// connections it is handed (src/server/front.ts).
 import cluster, { type Worker } from "node:cluster";
 import { createServer, type Socket } from "node:net";
 import type { Env } from "@/env";

@@ -4,14 +4,13 @@
 // `startServer()` puts the fast lane itself on a real socket (for independent HTTP clients such as
 // oauth4webapi, and for what only a socket shows: the peer address, body limits, headers on the wire).
 // Pages and next-auth's routes are Next's, and are tested end to end (e2e/).
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { env } from "@/env";
 import { laneContext, runAfterTasks, runWithRequestContext, type AfterTask } from "@/http/request-context";
 import { dispatch, routeTable } from "@/server/dispatch";
 import { buildRouteTable, type RouteTable } from "@/server/routes";
 import { heldBody, type Barrier } from "@/testing/race";
-import { appendPeerAddress, decideLane, pathOf, queueFastLane } from "@/server/fast-lane";
+import { CONNECTION_LIMITS, createFrontServer, frontListener, type ConnectionLimits } from "@/server/front";
 
 export { dispatch };
 
@@ -60,25 +59,32 @@ export async function call(method: string, path: string, options: CallOptions = 
 }
 
 /**
- * The production fast lane on a real socket (127.0.0.1, a free port), without Next: a path the lane does
- * not claim answers a plain 404 here.
+ * The production request listener and connection rules (src/server/front.ts: request targets, the fast lane,
+ * deadlines, the connection cap) on a real socket (127.0.0.1, a free port), without Next: a path the lane
+ * does not claim answers a plain 404 here. `limits` replaces production's (shorter deadlines for the tests
+ * of them); `handOver` serves the connections the way a WORKERS worker does, handed over by a listener
+ * that accepts them paused, as the primary's does (src/server/workers.ts).
  */
-export async function startServer(): Promise<{ url: string; close: () => Promise<void> }> {
+export async function startServer(options: { limits?: Partial<ConnectionLimits>; handOver?: boolean } = {}): Promise<{ url: string; close: () => Promise<void> }> {
   const routes = routeTable();
-  const lane = { origin: env().appUrl }; // as in production: Requests carry the public origin
-  const server = createServer((req, res) => {
-    appendPeerAddress(req);
-    const decision = decideLane(routes, pathOf(req.url));
-    if (decision) void queueFastLane(req, res, decision, lane);
-    else res.writeHead(404, { "Content-Type": "text/plain" }).end("not served without Next");
+  const listener = frontListener({
+    routes,
+    appUrl: env().appUrl, // as in production: Requests carry the public origin
+    other: (_req, res) => void res.writeHead(404, { "Content-Type": "text/plain" }).end("not served without Next"),
   });
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const limits = { ...CONNECTION_LIMITS, maxConnections: env().maxConnections, ...options.limits };
+  const front = createFrontServer(listener, limits, !options.handOver);
+  const primary = options.handOver ? createNetServer({ pauseOnConnect: true }, front.accept) : null;
+  const listening = primary ?? front.server;
+  await new Promise<void>((done) => listening.listen(0, "127.0.0.1", done));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`,
     close: () =>
       new Promise((done) => {
-        server.closeAllConnections();
-        server.close(() => done());
+        front.server.closeAllConnections();
+        for (const socket of front.connections) socket.destroy();
+        if (primary) primary.close(() => front.server.close(() => done()));
+        else front.server.close(() => done());
       }),
   };
 }
