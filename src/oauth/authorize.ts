@@ -23,7 +23,7 @@ import { challengeProblem } from "@/oauth/pkce";
 import { formatScope, isSubset, parseScope, storedScopes, type Scope } from "@/oauth/scope";
 import { startGrant } from "@/oauth/tokens";
 import { checkResources } from "@/resource/resource";
-import { claimPushedRequest, pushedParams } from "@/par/pushed-requests";
+import { claimPushedRequest, pushedParams } from "@/par/pushed-request-store";
 import { countTokenIssued } from "@/server/metrics";
 
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
