@@ -2,6 +2,9 @@
 // looks at the consent page, so that nothing in it can be altered between the redirect and the decision.
 // It is bound to the signed-in user and lives ten minutes. The device flow (RFC 8628) seals its approval the
 // same way, with responseType "device_code", so that both go through the one consent page.
+// The time a plain authorization request was received crosses the sign-in page the same way (`auth_after`,
+// README, Security): signed with this server's key and bound to the request's parameters, so that neither a
+// client nor anyone who can edit the URL can make prompt=login accept a sign-in from before the request.
 import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 import { nowMs } from "@/clock";
 import { env } from "@/env";
@@ -76,6 +79,43 @@ export function openRequest(sealed: string, userId: number): AuthorizationReques
 export function sealedRedirectUri(sealed: string): string | null {
   const request = unsealed(sealed);
   return request && request.expiresAt > nowMs() && request.redirectUri ? request.redirectUri : null;
+}
+
+/** Parameters that are not part of what the received time is bound to: the optional implicit client_secret
+ * (left out of the way back) and the signed time itself. */
+const UNBOUND = new Set(["client_secret", "auth_after"]);
+
+/** The request's parameters in one order, whatever order or encoding the URL used. */
+function canonicalParameters(query: URLSearchParams): string {
+  const pairs = [...query].filter(([name]) => !UNBOUND.has(name));
+  pairs.sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  return JSON.stringify(pairs);
+}
+
+/**
+ * `auth_after` for the way back through the sign-in page: "<seconds>.<HMAC>", the time (seconds since the
+ * epoch) this request was received, bound to the request's parameters.
+ */
+export function signReceivedAt(receivedAt: number, query: URLSearchParams): string {
+  return `${receivedAt}.${mac("received-at", `${receivedAt}:${canonicalParameters(query)}`)}`;
+}
+
+/**
+ * The time this request was received, from an `auth_after` that this server signed for exactly these
+ * parameters less than ten minutes ago; null for anything else (absent, repeated, unsigned, signed for another
+ * request, expired), which the caller treats as a request received now.
+ */
+export function verifiedReceivedAt(query: URLSearchParams): number | null {
+  const values = query.getAll("auth_after");
+  if (values.length !== 1) return null;
+  const match = /^(\d{1,12})\.([\w-]{43})$/.exec(values[0]!);
+  if (!match) return null;
+  const receivedAt = Number(match[1]);
+  if (!macMatches(mac("received-at", `${receivedAt}:${canonicalParameters(query)}`), match[2]!)) return null;
+  const nowSeconds = nowMs() / 1000;
+  // Signed by an instance whose clock runs a little ahead is fine; beyond a minute it is not ours to trust.
+  if (receivedAt > nowSeconds + 60 || receivedAt * 1000 + LIFETIME_MS <= nowMs()) return null;
+  return receivedAt;
 }
 
 /** The consent form's CSRF token: bound to the user and to the exact sealed request on the page. */

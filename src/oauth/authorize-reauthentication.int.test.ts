@@ -1,8 +1,8 @@
 // The authorization endpoint's way to the sign-in page and back (src/oauth/authorize.ts loginRedirect,
-// needsLogin, pushedQuery; OpenID Connect Core 3.1.2.1 prompt=login and max_age, CONTRACT.md 9): who is
-// asked to type the password again, what the way back carries (auth_after instead of prompt=login and
-// max_age), that coming back without a fresh sign-in does not skip it, and the boundaries of max_age and
-// auth_after (a session exactly as old as max_age, or signed in the same second as auth_after, goes on).
+// needsLogin; OpenID Connect Core 3.1.2.1 prompt=login and max_age, CONTRACT.md 9): who is asked to type the
+// password again, what the way back carries (the request as sent, plus the time it was received, signed, in
+// auth_after), that coming back without a fresh sign-in does not skip it, and the boundaries of max_age and
+// of that time (a session exactly as old as max_age, or signed in the same second as the request, goes on).
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { advanceClock, nowMs, resetClock } from "@/clock";
 import { call } from "@/testing/app";
@@ -72,38 +72,46 @@ describe("the way to the sign-in page", () => {
   it.each([
     ["prompt=login", { prompt: "login" }],
     ["a max_age", { max_age: "300" }],
-  ])("a signed-out visitor asked for %s must type the password, and comes back with auth_after instead", async (_name, params) => {
+  ])("a signed-out visitor asked for %s must type the password, and comes back with the request as sent plus the signed time it was received", async (_name, params) => {
     const s = await setup();
-    const { reauthenticate, back } = signIn(await get(`${AUTH}?${query(s, params)}`, null));
+    const sent = query(s, params);
+    const { reauthenticate, back } = signIn(await get(`${AUTH}?${sent}`, null));
     expect(reauthenticate).toBe(true);
-    expect(back.searchParams.get("prompt")).toBeNull();
-    expect(back.searchParams.get("max_age")).toBeNull();
-    expect(back.searchParams.get("auth_after")).toBe(String(seconds()));
+    const { auth_after: authAfter, ...rest } = Object.fromEntries(back.searchParams);
+    expect(rest).toEqual(Object.fromEntries(new URLSearchParams(sent)));
+    expect(authAfter).toMatch(new RegExp(`^${seconds()}\\.[\\w-]{43}$`));
   });
 
-  it("prompt=login consent: the way back keeps consent and drops login", async () => {
+  it("prompt=login consent: the way back keeps both", async () => {
     const s = await setup();
     const { reauthenticate, back } = signIn(await get(`${AUTH}?${query(s, { prompt: "login consent" })}`, s.cookie));
     expect(reauthenticate).toBe(true);
-    expect(back.searchParams.getAll("prompt")).toEqual(["consent"]);
-    expect(back.searchParams.get("auth_after")).toBe(String(seconds()));
+    expect(back.searchParams.getAll("prompt")).toEqual(["login consent"]);
+    expect(back.searchParams.get("auth_after")).toMatch(/^\d+\.[\w-]{43}$/);
   });
 
-  it("a session signed in before the auth_after of the way back is sent to type the password; the same second goes on", async () => {
-    const s = await setup();
-    const signedAt = seconds();
-    const { reauthenticate, back } = signIn(await get(`${AUTH}?${query(s, { auth_after: String(signedAt + 1) })}`, s.cookie));
+  it("a session signed in before the request was received is sent to type the password; one signed in the same second goes on", async () => {
+    const s = await setup(seconds() - 1);
+    const { reauthenticate, path } = signIn(await get(`${AUTH}?${query(s, { prompt: "login" })}`, s.cookie));
     expect(reauthenticate).toBe(true);
-    expect(back.searchParams.get("auth_after")).toBe(String(signedAt));
-    expect(codeOf(await get(`${AUTH}?${query(s, { auth_after: String(signedAt) })}`, s.cookie))).toMatch(/^[\w-]{43}$/);
+    // The stale session on the way back is sent again, with the same received time.
+    const again = signIn(await get(path, s.cookie));
+    expect(again.back.searchParams.get("auth_after")).toBe(new URL(path, ISS).searchParams.get("auth_after"));
+    expect(codeOf(await get(path, await sessionCookie(s.user, 0, seconds())))).toMatch(/^[\w-]{43}$/);
   });
 
-  it("an auth_after up to 60 seconds ahead (clock skew) is taken; beyond that it is refused with invalid_request", async () => {
+  it("an auth_after this endpoint did not sign for the request, or a repeated one, is ignored: the request counts as received now", async () => {
     const s = await setup();
-    expect(signIn(await get(`${AUTH}?${query(s, { auth_after: String(seconds() + 60) })}`, s.cookie)).reauthenticate).toBe(true);
-    const refused = await get(`${AUTH}?${query(s, { auth_after: String(seconds() + 61) })}`, s.cookie);
-    expect(refused.status).toBe(302);
-    expect(Object.fromEntries(locationOf(refused).searchParams)).toEqual({ error: "invalid_request", state: "st-re", iss: ISS });
+    const { path } = signIn(await get(`${AUTH}?${query(s, { prompt: "login" })}`, s.cookie));
+    const signed = new URL(path, ISS).searchParams.get("auth_after")!;
+    advanceClock(2_000);
+    const signedLater = await sessionCookie(s.user, 0, seconds());
+    for (const sent of [`${path}&auth_after=${encodeURIComponent(signed)}`, `${path}&auth_after=0`, `${AUTH}?${query(s, { prompt: "login", auth_after: String(seconds() + 3600) })}`, `${AUTH}?${query(s, { prompt: "login", state: "other", auth_after: signed })}`]) {
+      const asked = signIn(await get(sent, signedLater));
+      expect(asked.reauthenticate).toBe(true);
+      expect(asked.back.searchParams.get("auth_after")).toMatch(new RegExp(`^${seconds()}\\.`));
+    }
+    expect(codeOf(await get(path, signedLater))).toMatch(/^[\w-]{43}$/);
   });
 
   it("max_age: a session exactly max_age old goes on; one second older must sign in again", async () => {

@@ -6,6 +6,11 @@
 // (RFC 9126 4) comes as client_id and request_uri only, its stored parameters standing in for the query
 // (other query parameters are ignored) and used once; a client that requires PAR gets nothing without one;
 // a registered `scope` bounds what a client may ask for.
+// No unsigned front-channel parameter weakens a request (README, Security): whether the password must be
+// typed again is decided from server state, the session's sign-in time against the time the request was
+// received (a pushed request's row; for a plain one, the time this endpoint signed into the way back through
+// the sign-in page, src/oauth/authorization-request.ts). prompt=login is met only by a sign-in made at or
+// after that time, max_age only by a session no older than max_age, whatever else the URL carries.
 import type { Client } from "@/generated/sqlite/client";
 import { now, nowMs } from "@/clock";
 import { env } from "@/env";
@@ -16,14 +21,14 @@ import { sessionUserFromRequest } from "@/auth/session";
 import { digest, randomSecret, secretMatchesDigest } from "@/server/crypto";
 import { db, write } from "@/server/db";
 import { log } from "@/server/log";
-import { sealRequest, type AuthorizationRequest } from "@/oauth/authorization-request";
+import { sealRequest, signReceivedAt, verifiedReceivedAt, type AuthorizationRequest } from "@/oauth/authorization-request";
 import type { OAuthErrorCode } from "@/oauth/errors";
 import { OAuthError } from "@/oauth/errors";
 import { challengeProblem } from "@/oauth/pkce";
 import { formatScope, isSubset, parseScope, storedScopes, type Scope } from "@/oauth/scope";
 import { startGrant } from "@/oauth/tokens";
 import { checkResources } from "@/resource/resource";
-import { claimPushedRequest, pushedParams } from "@/par/pushed-requests";
+import { claimPushedRequest, pushedParams } from "@/par/pushed-request-store";
 import { countTokenIssued } from "@/server/metrics";
 
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
@@ -107,35 +112,35 @@ const single = (query: URLSearchParams, name: string): string | undefined => {
 };
 
 /**
- * Whether the user must type their password (again) before this request can go on: prompt=login, a max_age
- * that the session's auth_time exceeds, the auth_after this endpoint set on the way to re-authentication,
- * or an OpenID request from a session that never recorded its auth_time.
+ * Whether the user must type their password (again) before this request can go on, from server state only:
+ * prompt=login (max_age=0 included) unless the session signed in at or after `receivedAt`, the time the
+ * request was received (seconds; null: received just now, so no earlier sign-in meets it); a max_age that
+ * the session's sign-in time exceeds; or an OpenID request from a session that never recorded its sign-in
+ * time. auth_time has a precision of one second, so a sign-in in the same second as the request counts as
+ * after it.
  */
-function needsLogin(request: Validated, authTime: number | null): boolean {
-  const nowSeconds = Math.floor(nowMs() / 1000);
-  if (request.prompt.has("login")) return true;
-  if (request.authAfter !== null && (authTime === null || authTime < request.authAfter)) return true;
-  if (request.maxAge !== null && (authTime === null || nowSeconds - authTime > request.maxAge)) return true;
-  return request.scopes.includes("openid") && authTime === null;
+function needsLogin(request: Validated, authTime: number | null, receivedAt: number | null): boolean {
+  if (authTime === null) return request.prompt.has("login") || request.maxAge !== null || request.scopes.includes("openid");
+  if (request.prompt.has("login") && (receivedAt === null || authTime < receivedAt)) return true;
+  return request.maxAge !== null && Math.floor(nowMs() / 1000) - authTime > request.maxAge;
 }
 
 /**
- * The sign-in page, then back to this request. When the password must be typed again, the way back leaves
- * out prompt=login and max_age and says instead that the session must have signed in after now
- * (`auth_after`), so that the request goes on once, after a fresh sign-in, and never loops.
+ * The sign-in page, then back to this request. A pushed request comes back as client_id and request_uri
+ * only (its row knows when it was received). A plain one comes back as it was sent, less the optional
+ * client_secret, and, when the password must be typed again, with the time it was received signed into
+ * `auth_after`, so that a sign-in after that time lets it go on once, and an earlier session does not.
  */
-function loginRedirect(url: URL, reauthenticate: boolean): Response {
-  const back = new URL(url.pathname + url.search, env().appUrl);
-  back.searchParams.delete("client_secret");
-  if (reauthenticate) {
-    const prompt = (back.searchParams.get("prompt") ?? "").split(" ").filter((value) => value && value !== "login");
-    if (prompt.length) back.searchParams.set("prompt", prompt.join(" "));
-    else back.searchParams.delete("prompt");
-    back.searchParams.delete("max_age");
-    back.searchParams.set("auth_after", String(Math.floor(nowMs() / 1000)));
+function loginRedirect(url: URL, options: { pushed: boolean; reauthenticate: boolean; receivedAt: number | null }): Response {
+  const back = new URL(url.pathname, env().appUrl);
+  if (options.pushed) {
+    for (const name of ["client_id", "request_uri"]) back.searchParams.set(name, url.searchParams.get(name)!);
+  } else {
+    for (const [name, value] of url.searchParams) if (name !== "client_secret" && name !== "auth_after") back.searchParams.append(name, value);
+    if (options.reauthenticate) back.searchParams.set("auth_after", signReceivedAt(options.receivedAt ?? Math.floor(nowMs() / 1000), back.searchParams));
   }
   const login = `/login?callbackUrl=${encodeURIComponent(back.pathname + back.search)}`;
-  return redirect(reauthenticate ? `${login}&prompt=login` : login);
+  return redirect(options.reauthenticate ? `${login}&prompt=login` : login);
 }
 
 /** The error pages of CONTRACT.md 3 (never a redirect): the OAuth error code and the client_id for developers. */
@@ -170,24 +175,6 @@ function invalidRequestPage(code: OAuthErrorCode, clientId: string): Response {
   );
 }
 
-/**
- * The parameters of a pushed request (RFC 9126 4) in place of the query: those stored, plus the auth_after
- * this endpoint adds on the way back from a fresh sign-in (which then stands for the stored prompt=login and
- * max_age, as loginRedirect does for a plain request).
- */
-function pushedQuery(stored: URLSearchParams, outer: URLSearchParams): URLSearchParams {
-  const query = new URLSearchParams(stored);
-  const authAfter = outer.get("auth_after");
-  if (authAfter !== null) {
-    const prompt = (query.get("prompt") ?? "").split(" ").filter((value) => value && value !== "login");
-    if (prompt.length) query.set("prompt", prompt.join(" "));
-    else query.delete("prompt");
-    query.delete("max_age");
-    query.set("auth_after", authAfter);
-  }
-  return query;
-}
-
 function requestUriPage(): Response {
   return htmlErrorPage(400, "Sign-in request expired", "This sign-in link has expired or was already used. Go back to the application and try again.", [["Error", "invalid_request_uri"]]);
 }
@@ -202,13 +189,20 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
 
   const requestUris = query.getAll("request_uri");
   let pushedId: number | null = null;
+  // When the request was received (seconds): a pushed one's row says; a plain one's way back through the
+  // sign-in page may carry it, signed by this endpoint; otherwise now (null).
+  let receivedAt: number | null;
   if (requestUris.length > 0) {
     const pushed = requestUris.length === 1 ? await pushedParams(requestUris[0]!, client.id) : null;
     if (!pushed) return requestUriPage();
     pushedId = pushed.id;
-    query = pushedQuery(pushed.query, url.searchParams);
+    // RFC 9126 4: the stored parameters alone; nothing else in the URL counts.
+    query = pushed.query;
+    receivedAt = Math.floor(pushed.receivedAt.getTime() / 1000);
   } else if (client.requirePar) {
     return invalidRequestPage("invalid_request", client.clientId);
+  } else {
+    receivedAt = verifiedReceivedAt(query);
   }
 
   // The redirect URI must be known before any error can be sent to it.
@@ -236,12 +230,14 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
   const user = await sessionUserFromRequest(request);
   try {
     const validated = await validateAuthorizationRequest(query, client, target);
-    const { prompt, maxAge: _maxAge, authAfter: _authAfter, ...fields } = validated;
+    const { prompt, maxAge: _maxAge, ...fields } = validated;
     // prompt=none never shows a page (OpenID Connect Core 3.1.2.6): it answers with an error instead.
     const silent = prompt.has("none");
-    if (!user || needsLogin(validated, user.authTime)) {
+    if (!user || needsLogin(validated, user.authTime, receivedAt)) {
       // Back to this same request after sign-in; the optional client_secret (already checked) is left out.
-      return silent ? errorRedirect(target, "login_required") : loginRedirect(url, user !== null || validated.prompt.has("login") || validated.maxAge !== null);
+      if (silent) return errorRedirect(target, "login_required");
+      const reauthenticate = user !== null || prompt.has("login") || validated.maxAge !== null;
+      return loginRedirect(url, { pushed: pushedId !== null, reauthenticate, receivedAt });
     }
     // A pushed request is used up here, once a signed-in person reaches the decision (claim first).
     if (pushedId !== null && !(await claimPushedRequest(pushedId))) return requestUriPage();
@@ -275,7 +271,7 @@ function parsePrompt(raw: string | undefined): Set<string> {
   return values;
 }
 
-/** A whole number of seconds (max_age, auth_after), or null when absent. */
+/** A whole number of seconds (max_age), or null when absent. */
 function seconds(query: URLSearchParams, name: string): number | null {
   const raw = single(query, name);
   if (raw === undefined) return null;
@@ -287,7 +283,7 @@ type Validated = Awaited<ReturnType<typeof validateAuthorizationRequest>>;
 
 /** Checks an authorization request's parameters (also a pushed one's, src/par/); throws OAuthError. */
 export async function validateAuthorizationRequest(query: URLSearchParams, client: Client, target: Target) {
-  for (const name of ["response_type", "scope", "state", "client_secret", "code_challenge", "code_challenge_method", "nonce", "prompt", "max_age", "auth_after"]) single(query, name);
+  for (const name of ["response_type", "scope", "state", "client_secret", "code_challenge", "code_challenge_method", "nonce", "prompt", "max_age"]) single(query, name);
   const responseType = single(query, "response_type");
   if (!responseType) throw new OAuthError("invalid_request", {}, "no response_type");
   if (responseType !== "code" && responseType !== "token") throw new OAuthError("unsupported_response_type");
@@ -316,9 +312,6 @@ export async function validateAuthorizationRequest(query: URLSearchParams, clien
   if (nonce !== null && nonce.length > 500) throw new OAuthError("invalid_request", {}, "nonce longer than 500 characters");
   const prompt = parsePrompt(single(query, "prompt"));
   const maxAge = seconds(query, "max_age");
-  // Set by this endpoint on the way to re-authentication (loginRedirect); one in the future could never be met.
-  const authAfter = seconds(query, "auth_after");
-  if (authAfter !== null && authAfter > Math.floor(nowMs() / 1000) + 60) throw new OAuthError("invalid_request", {}, "auth_after in the future");
   return {
     clientId: client.clientId,
     responseType,
@@ -328,9 +321,9 @@ export async function validateAuthorizationRequest(query: URLSearchParams, clien
     codeChallenge,
     // The nonce only matters to an id_token, which only a code grant holding openid gets.
     nonce: responseType === "code" && scopes.includes("openid") ? nonce : null,
-    // max_age=0 asks for a fresh sign-in, as prompt=login does (OpenID Connect Core 3.1.2.1).
+    // max_age=0 asks for a fresh sign-in, as prompt=login does (OpenID Connect Core 3.1.2.1): a sign-in after
+    // the request was received meets it, as it does prompt=login.
     prompt: maxAge === 0 && !prompt.has("none") ? new Set([...prompt, "login"]) : prompt,
-    maxAge,
-    authAfter,
+    maxAge: maxAge === 0 && !prompt.has("none") ? null : maxAge,
   } as const;
 }

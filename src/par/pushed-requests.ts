@@ -3,8 +3,10 @@
 // the authorization endpoint would (2.1: redirect URI, response type, scope, PKCE, state, resource), and
 // stored for 60 seconds under a random request_uri (201 {"request_uri", "expires_in"}; only its digest is
 // kept). The authorization endpoint then takes client_id and request_uri only, and uses the stored request
-// once: the use is a conditional write (claim first), made when the signed-in person reaches the decision,
-// so that the way through the sign-in page does not spend it.
+// once: the use is a conditional write (claim first, src/par/pushed-request-store.ts), made when the
+// signed-in person reaches the decision, so that the way through the sign-in page does not spend it.
+// Nothing secret is stored (README, Security): only the parameters the authorization endpoint reads are kept,
+// never the client's authentication (client_secret, client_assertion), a code_verifier or anything else sent.
 import { now } from "@/clock";
 import { readBody } from "@/http/body";
 import { json, NO_STORE } from "@/http/respond";
@@ -13,13 +15,17 @@ import { redirectUrisOf } from "@/clients/represent";
 import { authenticateClient } from "@/oauth/client-auth";
 import { OAuthError } from "@/oauth/errors";
 import { digest, randomSecret } from "@/server/crypto";
-import { db, write } from "@/server/db";
+import { write } from "@/server/db";
 import { validateAuthorizationRequest } from "@/oauth/authorize";
+import { REQUEST_URI_PREFIX } from "@/par/pushed-request-store";
 
-export const REQUEST_URI_PREFIX = "urn:ietf:params:oauth:request_uri:";
 export const PUSHED_REQUEST_TTL_SECONDS = 60;
-/** Parameters that are about the push itself, not the authorization request. */
-const NOT_STORED = new Set(["client_id", "client_secret", "client_assertion", "client_assertion_type"]);
+/**
+ * The authorization request's own parameters (RFC 6749 4.1.1 and 4.2.1, RFC 7636, RFC 8707, OpenID Connect
+ * Core 3.1.2.1), the only ones stored; anything else sent with the push is ignored (RFC 6749 3.1), among
+ * them the client's authentication, which is about the push and was checked above.
+ */
+const STORED = new Set(["response_type", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method", "resource", "nonce", "prompt", "max_age"]);
 
 export async function handlePushedAuthorizationRequest(request: Request): Promise<Response> {
   const params = await readBody(request, { form: true, invalidMessage: "invalid_request" });
@@ -28,7 +34,7 @@ export async function handlePushedAuthorizationRequest(request: Request): Promis
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) {
     if (typeof value !== "string") throw new OAuthError("invalid_request", {}, `${name} must be a string`);
-    if (!NOT_STORED.has(name)) query.append(name, value);
+    if (STORED.has(name)) query.append(name, value);
   }
   const redirectUri = query.get("redirect_uri");
   const matched = redirectUri ? matchRedirectUri(redirectUrisOf(client), redirectUri) : null;
@@ -44,19 +50,4 @@ export async function handlePushedAuthorizationRequest(request: Request): Promis
     }),
   );
   return json({ request_uri: REQUEST_URI_PREFIX + handle, expires_in: PUSHED_REQUEST_TTL_SECONDS }, 201, NO_STORE);
-}
-
-/** The stored parameters of a live, unused request_uri of this client, or null. */
-export async function pushedParams(requestUri: string, clientId: number): Promise<{ id: number; query: URLSearchParams } | null> {
-  if (!requestUri.startsWith(REQUEST_URI_PREFIX)) return null;
-  const row = await (await db()).pushedAuthorizationRequest.findUnique({ where: { digest: digest(requestUri.slice(REQUEST_URI_PREFIX.length)) } });
-  if (!row || row.clientId !== clientId || row.usedAt || row.expiresAt <= now()) return null;
-  return { id: row.id, query: new URLSearchParams(JSON.parse(row.params) as Array<[string, string]>) };
-}
-
-/** Uses a pushed request up: true for exactly one caller, while it is unused and unexpired. */
-export async function claimPushedRequest(id: number): Promise<boolean> {
-  const at = now();
-  const { count } = await write((tx) => tx.pushedAuthorizationRequest.updateMany({ where: { id, usedAt: null, expiresAt: { gt: at } }, data: { usedAt: at } }));
-  return count === 1;
 }
