@@ -47,6 +47,7 @@ const ZRawEnv = z.object({
   REGISTRATION: optional(z.enum(["off", "token", "open"], { error: "must be off, token or open" })),
   TOKEN_CACHE_SIZE: optional(z.coerce.number({ error: "must be an integer from 0 to 1000000" }).int("must be an integer from 0 to 1000000").min(0, "must be an integer from 0 to 1000000").max(1_000_000, "must be an integer from 0 to 1000000")),
   WORKERS: optional(z.coerce.number({ error: "must be an integer from 1 to 64" }).int("must be an integer from 1 to 64").min(1, "must be an integer from 1 to 64").max(64, "must be an integer from 1 to 64")),
+  HASH_QUEUE: optional(z.coerce.number({ error: "must be a positive integer" }).int("must be a positive integer").min(1, "must be a positive integer").max(1_000_000, "must be at most 1000000")),
 });
 
 export type Env = {
@@ -75,6 +76,8 @@ export type Env = {
   tokenCacheSize: number;
   /** Threads in libuv's pool (UV_THREADPOOL_SIZE; Node's default 4), where argon2id runs. */
   threadPoolSize: number;
+  /** Password hashes that may wait for a hashing slot (HASH_QUEUE); null: about two seconds of hashing, as measured (src/users/passwords.ts). */
+  hashQueue: number | null;
 };
 
 const SECRET_FILE = ".data/auth-secret";
@@ -134,6 +137,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     registration: raw.REGISTRATION ?? "off",
     tokenCacheSize: raw.TOKEN_CACHE_SIZE ?? 10_000,
     threadPoolSize: raw.UV_THREADPOOL_SIZE ?? 4,
+    hashQueue: raw.HASH_QUEUE ?? null,
   };
 }
 
