@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { env, setEnvForTests, type Env } from "@/env";
 import { db } from "@/server/db";
 import { call } from "@/testing/app";
+import { HashingBusy, hashingLoad } from "@/users/passwords";
+import { signInWithPassword } from "@/users/sign-in";
 import { makeClient, makeUser, uniqueEmail } from "@/testing/factories";
 import { holdThreadPool, warmDatabase } from "@/testing/hold-pool";
 import { Barrier } from "@/testing/race";
@@ -15,8 +17,10 @@ const TOKEN = "/api/connect/oauth2/token/";
 const QUEUE = 2;
 const EXCESS = 3;
 
-type Slots = { size: number; busy: number; waiting: unknown[] };
-const slots = () => (globalThis as { __hashingSlots?: Slots }).__hashingSlots!;
+const slots = () => {
+  const load = hashingLoad();
+  return { size: load.slots, busy: load.busy, waiting: load.waiting.api + load.waiting.pages, api: load.waiting.api };
+};
 
 /** Polls (no timing asserted) until `done()`; fails naming `what` after a generous wait. */
 async function until(done: () => boolean, what: () => string): Promise<void> {
@@ -59,10 +63,10 @@ describe("a burst of password grants beyond the hashing slots and HASH_QUEUE", (
       );
       // Every request of the burst is in a slot, waiting for one, or answered.
       await until(
-        () => slots().busy + slots().waiting.length + settled.length === burst,
-        () => `busy ${slots().busy}, waiting ${slots().waiting.length}, answered ${settled.length} of ${burst}`,
+        () => slots().busy + slots().waiting + settled.length === burst,
+        () => `busy ${slots().busy}, waiting ${slots().waiting}, answered ${settled.length} of ${burst}`,
       );
-      snapshot = { busy: slots().busy, waiting: slots().waiting.length };
+      snapshot = { busy: slots().busy, waiting: slots().api }; // the API's queue: grants are API requests
       const answeredWhileHeld = settled.map((response) => ({ status: response.status, retryAfter: response.headers.get("retry-after"), body: response.json }));
       expect(barrier.arrived).toBe(burst); // they overlapped
       expect(snapshot).toEqual({ busy: size, waiting: QUEUE });
@@ -92,8 +96,8 @@ describe("a burst of password grants beyond the hashing slots and HASH_QUEUE", (
       // Fill the slots and the queue with grants for the owner, then one for nobody and one wrong password.
       const filling = Array.from({ length: size + QUEUE }, () => call("POST", TOKEN, { body: body(user.email, user.password) }));
       await until(
-        () => slots().busy + slots().waiting.length === size + QUEUE,
-        () => `busy ${slots().busy}, waiting ${slots().waiting.length}`,
+        () => slots().busy + slots().waiting === size + QUEUE,
+        () => `busy ${slots().busy}, waiting ${slots().waiting}`,
       );
       const failures = () => db().then((client) => client.failedAttempt.count({ where: { key: { contains: client_id } } }));
       const before = await failures();
@@ -110,6 +114,36 @@ describe("a burst of password grants beyond the hashing slots and HASH_QUEUE", (
       await pool.release();
       expect((await Promise.all(filling)).map((response) => response.status)).toEqual(Array.from({ length: size + QUEUE }, () => 200));
       expect(await failures()).toBe(before); // a refusal is no failed attempt
+    } finally {
+      await pool.release();
+    }
+  });
+
+  it("a flood of web sign-ins that fills the pages' queue refuses no password grant: the grant waits in the API's queue and succeeds", async () => {
+    const user = await makeUser();
+    const client = await makeClient({ ownerId: user.id });
+    const body = { grant_type: "password", client_id: client.client_id, client_secret: client.client_secret, username: user.email, password: user.password };
+    expect((await call("POST", TOKEN, { body })).status).toBe(200);
+    const size = slots().size;
+    await warmDatabase(size + QUEUE + 4);
+    const pool = await holdThreadPool(env().threadPoolSize);
+    try {
+      // Web sign-ins (no API request) with random e-mails: the slots and the pages' queue full, one refused.
+      const flood = Array.from({ length: size + QUEUE }, () => signInWithPassword({ email: uniqueEmail("flood"), password: "guess", ip: "198.51.100.9" }));
+      await until(
+        () => slots().busy === size && slots().waiting === QUEUE,
+        () => `busy ${slots().busy}, waiting ${slots().waiting}`,
+      );
+      await expect(signInWithPassword({ email: uniqueEmail("flood"), password: "guess", ip: "198.51.100.9" })).rejects.toBeInstanceOf(HashingBusy);
+      const grant = call("POST", TOKEN, { body });
+      await until(
+        () => slots().api === 1,
+        () => `the grant never waited in the API's queue (busy ${slots().busy}, waiting ${slots().waiting})`,
+      );
+      await pool.release();
+      const answered = await grant;
+      expect({ status: answered.status, tokenType: answered.json.token_type }).toEqual({ status: 200, tokenType: "Bearer" });
+      expect(await Promise.all(flood)).toEqual(Array.from({ length: size + QUEUE }, () => ({ ok: false, reason: "invalid" })));
     } finally {
       await pool.release();
     }

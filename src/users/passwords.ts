@@ -10,6 +10,7 @@ import { hash, verify } from "@node-rs/argon2";
 import { availableParallelism } from "node:os";
 import { env } from "@/env";
 import { ServiceBusy } from "@/http/errors";
+import { requestContext } from "@/http/request-context";
 
 const OPTIONS = { algorithm: 2 /* Argon2id */, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
@@ -31,10 +32,21 @@ export function hashingSlots(config: { workers: number; threadPoolSize: number }
 // other password check in the process wait seconds behind it. How fast the process hashes is measured when it
 // first hashes (a few argon2id hashes with the options above, one after the other), and kept current from the
 // time each hash then takes in its slot, so that a machine slowed by other work waits no longer than planned.
+//
+// Two queues, each with that bound, take turns at the free slots: hashes asked for by an API request (one
+// that route() serves, src/http/route.ts: the token endpoint's password grant, whose client has authenticated
+// before the password is checked) and those of the browser's pages (web sign-in, sign-up, password reset),
+// or of no request at all (the CLI). A flood of web sign-ins then neither fills the password grant's queue
+// nor holds a grant back by more than one of its hashes per turn; neither side can starve the other.
 type Slots = {
   size: number;
   busy: number;
+  /** The pages' queue. */
   waiting: Array<() => void>;
+  /** The API's queue. */
+  apiWaiting: Array<() => void>;
+  /** Whose turn the next free slot is when both queues wait. */
+  apiTurn: boolean;
   /** Hashes refused because the queue was full (since the process started). */
   refused: number;
   /** Milliseconds one hash takes in one slot: measured, then a moving average of the hashes done. */
@@ -73,14 +85,21 @@ function currentBound(config: { hashQueue: number | null }, slots: Slots): numbe
   return hashQueueBound(config, slots.size, slots.msPerHash ?? 0);
 }
 
-/** The queue's state now (for the tests and the bench). */
-export function hashingLoad(): { slots: number; busy: number; waiting: number; bound: number; msPerHash: number | null; refused: number } {
+/** The queues' state now (for the tests). */
+export function hashingLoad(): { slots: number; busy: number; waiting: { api: number; pages: number }; bound: number; msPerHash: number | null; refused: number } {
   const slots = state();
-  return { slots: slots.size, busy: slots.busy, waiting: slots.waiting.length, bound: currentBound(env(), slots), msPerHash: slots.msPerHash, refused: slots.refused };
+  return {
+    slots: slots.size,
+    busy: slots.busy,
+    waiting: { api: slots.apiWaiting.length, pages: slots.waiting.length },
+    bound: currentBound(env(), slots),
+    msPerHash: slots.msPerHash,
+    refused: slots.refused,
+  };
 }
 
 function state(): Slots {
-  return (holder.__hashingSlots ??= { size: hashingSlots(env()), busy: 0, waiting: [], refused: 0, msPerHash: null, measuring: null });
+  return (holder.__hashingSlots ??= { size: hashingSlots(env()), busy: 0, waiting: [], apiWaiting: [], apiTurn: true, refused: 0, msPerHash: null, measuring: null });
 }
 
 /** Times MEASURED_HASHES hashes with the production options, one after the other: ms per hash in one slot. */
@@ -105,21 +124,32 @@ async function withSlot<T>(work: () => Promise<T>): Promise<T> {
     await (slots.measuring ??= measure(slots).catch(() => {}));
   }
   if (slots.busy >= slots.size) {
-    if (slots.waiting.length >= currentBound(config, slots)) {
+    const queue = requestContext() ? slots.apiWaiting : slots.waiting;
+    if (queue.length >= currentBound(config, slots)) {
       slots.refused++;
       throw new HashingBusy();
     }
-    await new Promise<void>((resolve) => slots.waiting.push(resolve));
+    await new Promise<void>((resolve) => queue.push(resolve));
   } else slots.busy++;
   const started = performance.now();
   try {
     return await work();
   } finally {
     if (slots.msPerHash !== null) slots.msPerHash += SMOOTHING * (performance.now() - started - slots.msPerHash);
-    const next = slots.waiting.shift();
-    if (next) next(); // the slot passes straight to the next in line
-    else slots.busy--;
+    passSlot(slots);
   }
+}
+
+/** The freed slot passes straight to the next in line, the two queues taking turns. */
+function passSlot(slots: Slots): void {
+  const [first, second] = slots.apiTurn ? [slots.apiWaiting, slots.waiting] : [slots.waiting, slots.apiWaiting];
+  const queue = first.length ? first : second.length ? second : null;
+  if (!queue) {
+    slots.busy--;
+    return;
+  }
+  slots.apiTurn = queue !== slots.apiWaiting;
+  queue.shift()!();
 }
 
 /** Throws HashingBusy when the queue is full. */
