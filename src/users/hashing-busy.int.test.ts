@@ -48,7 +48,7 @@ describe("a burst of password grants beyond the hashing slots and HASH_QUEUE", (
     expect((await call("POST", TOKEN, { body })).status).toBe(200);
     const size = slots().size;
     const burst = size + QUEUE + EXCESS;
-    await warmDatabase(burst + 2);
+    await warmDatabase();
 
     const pool = await holdThreadPool(env().threadPoolSize);
     const settled: Array<Awaited<ReturnType<typeof call>>> = [];
@@ -90,7 +90,7 @@ describe("a burst of password grants beyond the hashing slots and HASH_QUEUE", (
     const body = (username: string, password: string) => ({ grant_type: "password", client_id: client.client_id, client_secret: client.client_secret, username, password });
     expect((await call("POST", TOKEN, { body: body(uniqueEmail("nobody"), "whatever") })).json).toEqual({ error: "invalid_grant" });
     const size = slots().size;
-    await warmDatabase(size + QUEUE + 4);
+    await warmDatabase();
     const pool = await holdThreadPool(env().threadPoolSize);
     try {
       // Fill the slots and the queue with grants for the owner, then one for nobody and one wrong password.
@@ -125,7 +125,7 @@ describe("a burst of password grants beyond the hashing slots and HASH_QUEUE", (
     const body = { grant_type: "password", client_id: client.client_id, client_secret: client.client_secret, username: user.email, password: user.password };
     expect((await call("POST", TOKEN, { body })).status).toBe(200);
     const size = slots().size;
-    await warmDatabase(size + QUEUE + 4);
+    await warmDatabase();
     const pool = await holdThreadPool(env().threadPoolSize);
     try {
       // Web sign-ins (no API request) with random e-mails: the slots and the pages' queue full, one refused.
