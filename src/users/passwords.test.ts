@@ -1,7 +1,9 @@
 // Password hashing, its share of libuv's thread pool and the bound of its queue (src/users/passwords.ts).
 import { describe, expect, it } from "vitest";
 import { env, parseEnv, setEnvForTests } from "@/env";
-import { hashingLoad, hashingSlots, hashPassword, hashQueueBound, QUEUE_SECONDS, verifyPassword } from "@/users/passwords";
+import { ApiError } from "@/http/errors";
+import { errorResponse } from "@/http/route";
+import { HashingBusy, hashingLoad, hashingSlots, hashPassword, hashQueueBound, QUEUE_SECONDS, verifyPassword } from "@/users/passwords";
 
 describe("hashingSlots", () => {
   it("is one hash per core of the process's share, leaving two pool threads free", () => {
@@ -75,5 +77,28 @@ describe("the bound of the hashing queue", () => {
     expect(parseEnv({ ...base, HASH_QUEUE: "" }).hashQueue).toBeNull();
     expect(parseEnv({ ...base, HASH_QUEUE: "64" }).hashQueue).toBe(64);
     for (const bad of ["0", "-1", "1.5", "many"]) expect(() => parseEnv({ ...base, HASH_QUEUE: bad })).toThrow(/^Environment variable HASH_QUEUE must be a positive integer$/);
+  });
+});
+
+describe("HashingBusy through the one error path (src/http/route.ts)", () => {
+  const request = new Request("http://localhost:3000/api/x/", { method: "POST" });
+
+  it("is 503 with Retry-After: 1: temporarily_unavailable at an OAuth endpoint, a sentence elsewhere", async () => {
+    const oauth = errorResponse(new HashingBusy(), request, "oauth");
+    expect({ status: oauth.status, retryAfter: oauth.headers.get("retry-after"), body: await oauth.json() }).toEqual({
+      status: 503,
+      retryAfter: "1",
+      body: { error: "temporarily_unavailable" },
+    });
+    const api = errorResponse(new HashingBusy(), request, "api");
+    expect({ status: api.status, retryAfter: api.headers.get("retry-after"), body: await api.json() }).toEqual({
+      status: 503,
+      retryAfter: "1",
+      body: { error: "too many password checks right now, try again in a moment" },
+    });
+  });
+
+  it("leaves other errors of an OAuth endpoint as they are", async () => {
+    expect(await errorResponse(new ApiError(429, "rate_limited"), request, "oauth").json()).toEqual({ error: "rate_limited" });
   });
 });
