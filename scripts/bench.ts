@@ -18,7 +18,13 @@
 //   introspection POST introspect endpoint   client authentication and one lookup by value
 //   refresh       POST token endpoint        refresh rotation (each connection follows its own chain)
 //   password      POST token endpoint        password grant: an argon2id verification (~11 ms) and a new grant
-// plus the raw argon2id verify rate of this machine (in this process, as many at once as the server hashes).
+// plus the raw argon2id verify rate of this machine (in this process, as many at once as the server hashes),
+// and "sign-in under a flood": one client's password grants, first alone, then while 64 connections send web
+// sign-ins with random e-mails the way a browser does (next-auth's CSRF token and cookie, then POST
+// /api/auth/callback/credentials), each from its own X-Forwarded-For address (the server runs with
+// TRUST_PROXY=1, as behind a proxy), so that no per-address sign-in limit stops them: only the bound of the
+// password hashing queue does (src/users/passwords.ts). Target: the grant's p99 at most 3x its idle p99, and
+// the flood refused (429 or 503) rather than queued; the flood's status counts are reported.
 // The GET scenarios take turns in slices of about 2 s, and so do the password grant and the raw verify rate
 // (interleavedRounds()): on a shared machine, whose speed drifts over seconds, the compared figures then come
 // from the same moments.
@@ -56,6 +62,10 @@ const SCALE_TOKENS = 1_000_000;
 const SMALL_TOKENS = 1_000;
 const SAMPLE_TOKENS = 2_000;
 const CLOCK_TICKS = 100; // USER_HZ: the unit of utime/stime in /proc/<pid>/stat on Linux
+const SIGNIN_CALLBACK_PATH = "/api/auth/callback/credentials";
+const FLOOD_CONNECTIONS = 64;
+/** One client's password grants, one at a time: the legitimate user whose latency the flood must not ruin. */
+const LEGITIMATE_CONNECTIONS = 1;
 
 type Options = { duration: number; connections: number; port: number; workers: number; yesWipe: boolean; scale: boolean };
 type DatabaseKind = "sqlite" | "postgresql";
@@ -526,6 +536,98 @@ function mergeFigures(slices: Figures[]): Figures {
 const WARM_UP_SECONDS = 2;
 const interleavedRounds = (duration: number) => Math.max(1, Math.min(5, Math.floor(duration / 2)));
 
+// --- Sign-in under a flood -----------------------------------------------------------------------------
+
+/** next-auth's CSRF token and the cookie that carries its hash, as a browser's sign-in page gets them. */
+async function signInCsrf(base: string): Promise<{ token: string; cookie: string }> {
+  const response = await fetch(`${base}/api/auth/csrf`);
+  const { csrfToken } = (await response.json()) as { csrfToken?: string };
+  const cookie = response.headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0]!)
+    .join("; ");
+  if (response.status !== 200 || !csrfToken || !cookie) throw new Error(`GET /api/auth/csrf answered ${response.status} without a token and cookie`);
+  return { token: csrfToken, cookie };
+}
+
+/** A random address in 10.0.0.0/8, sent as X-Forwarded-For (believed: the server runs with TRUST_PROXY=1). */
+const randomAddress = () => `10.${randomBytes(3).join(".")}`;
+
+/**
+ * Web sign-ins with random e-mails and passwords, each as next-auth's sign-in page posts it (the page's
+ * fetch: json=true), from a random client address.
+ */
+function signInFlood(base: string, csrf: { token: string; cookie: string }): Scenario {
+  const headers = { "Content-Type": "application/x-www-form-urlencoded", Cookie: csrf.cookie };
+  const body = () =>
+    new URLSearchParams({ csrfToken: csrf.token, email: `flood-${randomBytes(6).toString("hex")}@example.test`, password: "not the password", callbackUrl: `${base}/`, json: "true" }).toString();
+  return {
+    name: `sign-in flood @${FLOOD_CONNECTIONS}`,
+    base,
+    method: "POST",
+    path: SIGNIN_CALLBACK_PATH,
+    connections: FLOOD_CONNECTIONS,
+    request: { method: "POST", path: SIGNIN_CALLBACK_PATH, headers, body: body() },
+    setupClient: (client) => {
+      client.setRequests([
+        {
+          method: "POST",
+          path: SIGNIN_CALLBACK_PATH,
+          setupRequest: (request) => ({ ...request, headers: { ...headers, "X-Forwarded-For": randomAddress() }, body: body() }),
+        },
+      ]);
+    },
+  };
+}
+
+type FloodFigures = { idle: Figures; underFlood: Figures; flood: Figures };
+
+/**
+ * The legitimate grant alone for `seconds`, then again while the flood runs (the flood starts a second
+ * before the grant's measurement and ends a second after it).
+ */
+async function signInUnderFlood(bases: Bases, fixtures: Fixtures, options: Options, groups: ServerGroups, seconds: number): Promise<FloodFigures> {
+  const grant = (name: string): Scenario => ({
+    name,
+    base: bases.app,
+    method: "POST",
+    path: TOKEN_PATH,
+    connections: LEGITIMATE_CONNECTIONS,
+    request: { method: "POST", path: TOKEN_PATH, headers: JSON_HEADERS, body: passwordGrantBody(fixtures) },
+  });
+  const idleGrant = grant(`password grant @${LEGITIMATE_CONNECTIONS}, idle`);
+  const floodedGrant = grant(`password grant @${LEGITIMATE_CONNECTIONS}, sign-in flood`);
+  const flood = signInFlood(bases.app, await signInCsrf(bases.app));
+  const idleRun = await measure(idleGrant, options, groups, seconds);
+  const floodInstance = autocannon({
+    url: flood.base,
+    title: flood.name,
+    connections: FLOOD_CONNECTIONS,
+    duration: seconds + 2,
+    requests: [flood.request],
+    setupClient: flood.setupClient!,
+  });
+  let floodResult: Result;
+  let floodedRun: Awaited<ReturnType<typeof measure>>;
+  try {
+    await sleep(1_000);
+    floodedRun = await measure(floodedGrant, options, groups, seconds);
+  } finally {
+    floodResult = await floodInstance;
+  }
+  return {
+    idle: figures(idleGrant, idleRun.result, LEGITIMATE_CONNECTIONS, idleRun.cpuMs),
+    underFlood: figures(floodedGrant, floodedRun.result, LEGITIMATE_CONNECTIONS, floodedRun.cpuMs),
+    flood: figures(flood, floodResult, FLOOD_CONNECTIONS),
+  };
+}
+
+const statusCounts = (row: Figures) =>
+  Object.entries(row.status_codes)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([code, count]) => `${code}: ${count}`)
+    .join(", ") || "none";
+
 // --- The raw argon2id verify rate ----------------------------------------------------------------------
 
 /** A stored hash with the server's parameters (src/users/passwords.ts), verified a few times to warm up. */
@@ -668,6 +770,8 @@ async function main(): Promise<void> {
     LOG_LEVEL: "warn",
     WORKERS: String(options.workers),
     RESEND_API_KEY: "",
+    // As behind a proxy: the sign-in flood's X-Forwarded-For addresses are believed (see signInUnderFlood).
+    TRUST_PROXY: "1",
   };
   // The fixtures are created in this process with the server's own environment (see createFixtures).
   Object.assign(process.env, serverEnv);
@@ -738,6 +842,12 @@ async function main(): Promise<void> {
   }
   const rawRate = rawRates.reduce((total, rate) => total + rate, 0) / rawRates.length;
   const rows: Figures[] = scenarios.map((scenario) => mergeFigures(slices.get(scenario)!));
+  console.error(
+    `  sign-in under a flood: POST ${bases.app}${TOKEN_PATH} at ${LEGITIMATE_CONNECTIONS} connection, ${options.duration} s alone, then ${options.duration} s ` +
+      `while ${FLOOD_CONNECTIONS} connections POST ${SIGNIN_CALLBACK_PATH} with random e-mails and addresses`,
+  );
+  const underFlood = await signInUnderFlood(bases, fixtures, options, groups, options.duration);
+  rows.push(underFlood.idle, underFlood.underFlood, underFlood.flood);
 
   let scale: { small: Figures; large: Figures } | null = null;
   if (options.scale) {
@@ -773,11 +883,31 @@ async function main(): Promise<void> {
     { target: "password grants >= 0.8x raw argon2id verify rate", measured: `${ratio(rps("password grant"), rawRate).toFixed(2)}x (${rps("password grant").toFixed(0)}/s vs ${rawRate.toFixed(0)}/s)`, pass: ratio(rps("password grant"), rawRate) >= 0.8 },
     { target: "bearer read p99 < 50 ms at 16 connections", measured: `${bearerRow.latency_ms.p99} ms`, pass: bearerRow.latency_ms.p99 < 50 },
   ];
+  {
+    const { idle, underFlood: flooded, flood } = underFlood;
+    const refused = (flood.status_codes["429"] ?? 0) + (flood.status_codes["503"] ?? 0);
+    targets.push(
+      {
+        target: "password grant p99 under a sign-in flood <= 3x idle",
+        measured:
+          `${flooded.latency_ms.p99} ms vs ${idle.latency_ms.p99} ms idle (${ratio(flooded.latency_ms.p99, idle.latency_ms.p99).toFixed(1)}x; ` +
+          `p50 ${flooded.latency_ms.p50} vs ${idle.latency_ms.p50} ms; grant statuses ${statusCounts(flooded)})`,
+        pass: flooded.latency_ms.p99 <= 3 * idle.latency_ms.p99 && flooded.errors === 0 && flooded.non_2xx === 0,
+      },
+      {
+        target: "sign-in flood refused with 429 or 503, not queued",
+        measured: `${refused} of ${flood.requests_completed} refused (statuses ${statusCounts(flood)}; errors ${flood.errors})`,
+        pass: refused > 0 && Object.keys(flood.status_codes).every((code) => ["401", "429", "503"].includes(code)),
+      },
+    );
+  }
   if (scale) {
     const cost = ratio(scale.small.requests_per_second, scale.large.requests_per_second);
     targets.push({ target: `lookup at ${SCALE_TOKENS.toLocaleString("en")} tokens <= 1.2x at ${SMALL_TOKENS.toLocaleString("en")}`, measured: `${cost.toFixed(2)}x`, pass: cost <= 1.2 });
   }
-  const failedRows = rows.filter((row) => row.non_2xx || row.errors);
+  // The flood is refused by design, and the grant under it is judged by its target (statuses included).
+  const floodRows = new Set([underFlood.underFlood, underFlood.flood]);
+  const failedRows = rows.filter((row) => !floodRows.has(row) && (row.non_2xx || row.errors));
 
   console.log(
     `\n${database.kind}, WORKERS=${options.workers}, ${options.connections} connections (unless shown), ${options.duration} s per scenario ` +
@@ -822,6 +952,15 @@ async function main(): Promise<void> {
     scenarios: rows,
     raw_argon2id_verify_per_second: round(rawRate, 1),
     hashing_slots: slots,
+    sign_in_under_flood: {
+      flood_connections: FLOOD_CONNECTIONS,
+      grant_connections: LEGITIMATE_CONNECTIONS,
+      grant_idle_ms: { p50: underFlood.idle.latency_ms.p50, p99: underFlood.idle.latency_ms.p99 },
+      grant_under_flood_ms: { p50: underFlood.underFlood.latency_ms.p50, p99: underFlood.underFlood.latency_ms.p99 },
+      grant_statuses_under_flood: underFlood.underFlood.status_codes,
+      flood_statuses: underFlood.flood.status_codes,
+      flood_client_addresses: "random X-Forwarded-For per request, TRUST_PROXY=1",
+    },
     rss_after_run: rss,
     targets,
   };

@@ -48,6 +48,7 @@ const ZRawEnv = z.object({
   TOKEN_CACHE_SIZE: optional(z.coerce.number({ error: "must be an integer from 0 to 1000000" }).int("must be an integer from 0 to 1000000").min(0, "must be an integer from 0 to 1000000").max(1_000_000, "must be an integer from 0 to 1000000")),
   WORKERS: optional(z.coerce.number({ error: "must be an integer from 1 to 64" }).int("must be an integer from 1 to 64").min(1, "must be an integer from 1 to 64").max(64, "must be an integer from 1 to 64")),
   MAX_CONNECTIONS: optional(z.coerce.number({ error: "must be an integer from 1 to 1000000" }).int("must be an integer from 1 to 1000000").min(1, "must be an integer from 1 to 1000000").max(1_000_000, "must be an integer from 1 to 1000000")),
+  HASH_QUEUE: optional(z.coerce.number({ error: "must be a positive integer" }).int("must be a positive integer").min(1, "must be a positive integer").max(1_000_000, "must be at most 1000000")),
 });
 
 export type Env = {
@@ -78,6 +79,8 @@ export type Env = {
   threadPoolSize: number;
   /** Open connections each `npm start` process serves at most (src/server/front.ts); more are closed at once. */
   maxConnections: number;
+  /** Password hashes that may wait for a hashing slot (HASH_QUEUE); null: about two seconds of hashing, as measured (src/users/passwords.ts). */
+  hashQueue: number | null;
 };
 
 const SECRET_FILE = ".data/auth-secret";
@@ -138,6 +141,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     tokenCacheSize: raw.TOKEN_CACHE_SIZE ?? 10_000,
     threadPoolSize: raw.UV_THREADPOOL_SIZE ?? 4,
     maxConnections: raw.MAX_CONNECTIONS ?? 10_000,
+    hashQueue: raw.HASH_QUEUE ?? null,
   };
 }
 

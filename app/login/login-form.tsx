@@ -5,17 +5,13 @@ import { signIn } from "next-auth/react";
 import { useRef, useState, type FormEvent } from "react";
 import { useHydrated } from "../components/hydrated";
 import { Alert, Button, Card, Field } from "../components/ui";
-
-const MESSAGES: Record<string, string> = {
-  CredentialsSignin: "That e-mail and password do not match an account.",
-  rate_limited: "Too many failed attempts for this e-mail. Wait 15 minutes and try again, or reset your password.",
-};
+import { signInMessage } from "./messages";
 
 // The browser checks the required fields and the e-mail's form before anything is sent (no noValidate); the
 // e-mail field is focused, or the password when the e-mail is already known.
-export function LoginForm({ callbackUrl, initialEmail }: { callbackUrl: string; initialEmail: string }) {
+export function LoginForm({ callbackUrl, initialEmail, initialError = null }: { callbackUrl: string; initialEmail: string; initialError?: string | null }) {
   const [email, setEmail] = useState(initialEmail);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(initialError);
   const [pending, setPending] = useState(false);
   const password = useRef<HTMLInputElement>(null);
   const hydrated = useHydrated();
@@ -26,7 +22,7 @@ export function LoginForm({ callbackUrl, initialEmail }: { callbackUrl: string; 
     setError(null);
     const result = await signIn("credentials", { email, password: password.current?.value ?? "", redirect: false, callbackUrl });
     if (!result || result.error) {
-      setError(MESSAGES[result?.error ?? ""] ?? "Sign-in failed. Try again.");
+      setError(signInMessage(result?.error) ?? "Sign-in failed. Try again.");
       setPending(false);
       password.current?.focus();
       return;

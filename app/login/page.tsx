@@ -5,6 +5,7 @@ import { safeCallbackUrl } from "@/auth/callback-url";
 import { signInPurpose, type SignInPurpose } from "@/auth/sign-in-purpose";
 import { Page, TextLink } from "../components/ui";
 import { LoginForm } from "./login-form";
+import { signInMessage } from "./messages";
 
 export const metadata: Metadata = { title: "Sign in" };
 
@@ -42,7 +43,8 @@ export default async function LoginPage({ searchParams }: { searchParams: Search
         ) : null
       }
     >
-      <LoginForm callbackUrl={callbackUrl} initialEmail={email} />
+      {/* next-auth's error redirect (a sign-in posted without the page's script) names the reason. */}
+      <LoginForm callbackUrl={callbackUrl} initialEmail={email} initialError={signInMessage(typeof params.error === "string" ? params.error : null)} />
       <p className="text-sm">
         No account yet? <TextLink href={`/signup?callbackUrl=${encodeURIComponent(callbackUrl)}`}>Create one</TextLink>
       </p>

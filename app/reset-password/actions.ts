@@ -1,7 +1,7 @@
 "use server";
 
 import { resetPassword, type PasswordReset } from "@/accounts/reset-password";
-import { ApiError } from "@/http/errors";
+import { ApiError, ServiceBusy } from "@/http/errors";
 
 export type ResetState = { result: PasswordReset | null; error: string | null };
 
@@ -11,6 +11,8 @@ export async function chooseNewPassword(_previous: ResetState, form: FormData): 
     return { result: await resetPassword({ token: String(form.get("token") ?? ""), password: String(form.get("password") ?? "") }), error: null };
   } catch (error) {
     if (error instanceof ApiError && error.status === 400) return { result: null, error: "Choose a password of at least 8 characters (at most 256)." };
+    // Password hashing refused the work (src/users/passwords.ts): the link is not used up.
+    if (error instanceof ServiceBusy) return { result: null, error: "Too many requests right now. Try again in a moment; your link still works." };
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 "use server";
 
 import { signUp as signUpAccount } from "@/accounts/sign-up";
-import { ApiError } from "@/http/errors";
+import { ApiError, ServiceBusy } from "@/http/errors";
 import { actionClientAddress } from "@/http/action-address";
 
 /** `field` names the input the error is about, so that the form shows it there (null: about no one field). */
@@ -11,6 +11,8 @@ export type SignUpField = "name" | "email" | "password";
 const FIELDS: readonly SignUpField[] = ["name", "email", "password"];
 
 const RATE_LIMITED = "Too many sign-ups from your network. Try again in an hour.";
+/** Password hashing refused the work (503, src/users/passwords.ts): nothing was created. */
+const BUSY = "Too many sign-ups right now. Try again in a moment.";
 
 /** The same answer for a new address and one that has an account (CONTRACT.md 14): see src/accounts/sign-up.ts. */
 export async function signUp(_previous: SignUpState, form: FormData): Promise<SignUpState> {
@@ -21,6 +23,7 @@ export async function signUp(_previous: SignUpState, form: FormData): Promise<Si
     return { ok: true, error: null, field: null, email: result.email, name };
   } catch (error) {
     if (error instanceof ApiError && error.status === 429) return { ok: false, error: RATE_LIMITED, field: null, email, name };
+    if (error instanceof ServiceBusy) return { ok: false, error: BUSY, field: null, email, name };
     if (error instanceof ApiError && error.status < 500) {
       // "password: must be at least 8 characters" -> "Password must be at least 8 characters.", at the password.
       const [, prefix, rest] = /^(\w+): (.*)$/.exec(error.error) ?? [];

@@ -2,11 +2,15 @@
 // encrypted cookie. The token carries the user's id and session version; bumping the version ("sign out
 // everywhere") ends every session at once (see src/auth/session.ts). It also carries `auth_time`, when the
 // person last typed their password (OpenID Connect's auth_time, max_age and prompt=login, CONTRACT.md 9).
+// A sign-in that password hashing is too busy to check is refused as "busy", never as a wrong password
+// (README, Security; the route gives it 503, src/auth/sign-in-status.ts).
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { nowMs } from "@/clock";
 import { env } from "@/env";
 import { clientAddressFromForwarded } from "@/http/client-address";
+import { ServiceBusy } from "@/http/errors";
+import { SIGN_IN_BUSY, SIGN_IN_RATE_LIMITED } from "@/auth/sign-in-status";
 import { signInWithPassword } from "@/users/sign-in";
 
 /** The client address of the sign-in request (CONTRACT.md 1), from the headers next-auth hands to authorize(). */
@@ -30,13 +34,20 @@ export function authOptions(): NextAuthOptions {
         name: "Email and password",
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
         async authorize(credentials, request) {
-          const result = await signInWithPassword({
-            email: credentials?.email ?? "",
-            password: credentials?.password ?? "",
-            ip: signInAddress(request?.headers as Record<string, unknown> | undefined),
-          });
+          let result: Awaited<ReturnType<typeof signInWithPassword>>;
+          try {
+            result = await signInWithPassword({
+              email: credentials?.email ?? "",
+              password: credentials?.password ?? "",
+              ip: signInAddress(request?.headers as Record<string, unknown> | undefined),
+            });
+          } catch (error) {
+            // Password hashing refused the check (src/users/passwords.ts): not a wrong password, try again.
+            if (error instanceof ServiceBusy) throw new Error(SIGN_IN_BUSY);
+            throw error;
+          }
           if (!result.ok) {
-            if (result.reason === "rate_limited") throw new Error("rate_limited");
+            if (result.reason === "rate_limited") throw new Error(SIGN_IN_RATE_LIMITED);
             return null;
           }
           const { user } = result;

@@ -22,3 +22,15 @@ export const tooManyRequests = (retryAfterSeconds: number, message = "rate_limit
   new ApiError(429, message, { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 export const methodNotAllowed = (allow: string[], message = "method not allowed") =>
   new ApiError(405, message, { Allow: allow.join(", ") });
+
+/**
+ * Too much work of one kind already waiting (password hashing, src/users/passwords.ts): refused at once with
+ * 503 and `Retry-After: 1` rather than queued behind the others (README, Security). At an OAuth endpoint the
+ * body is {"error": "temporarily_unavailable"} (RFC 6749 4.1.2.1; src/http/route.ts), elsewhere this message.
+ */
+export class ServiceBusy extends ApiError {
+  override name = "ServiceBusy";
+  constructor(message = "too busy right now, try again in a moment") {
+    super(503, message, { "Retry-After": "1" });
+  }
+}

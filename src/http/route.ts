@@ -1,11 +1,12 @@
 // One wrapper for every /api route handler: method dispatch (405 with Allow), CORS (CONTRACT.md 1), and the
-// single error path: ApiError -> its status and {"error"}; database contention or outage -> 503 with
+// single error path: ApiError -> its status and {"error"} (ServiceBusy, at an OAuth endpoint: 503
+// temporarily_unavailable, RFC 6749 4.1.2.1); database contention or outage -> 503 with
 // Retry-After (src/server/db-errors.ts); anything else is
 // logged with a request id and answered {"error": "server_error"}. Handlers stay plain
 // (Request, context) => Response | Promise<Response> so that they run anywhere a Web Request does.
 import { randomUUID } from "node:crypto";
 import { clientAddress } from "@/http/client-address";
-import { ApiError, methodNotAllowed } from "@/http/errors";
+import { ApiError, methodNotAllowed, ServiceBusy } from "@/http/errors";
 import { requestContext, runWithRequestContext } from "@/http/request-context";
 import { checkedLines, json, setHeader, setHeaderLines } from "@/http/respond";
 import { databaseFailure } from "@/server/db-errors";
@@ -55,7 +56,9 @@ function withCors(request: Request, response: Response, allow: string[]): Respon
 export function errorResponse(error: unknown, request: Request, kind: "api" | "oauth"): Response {
   if (error instanceof ApiError) {
     if (error.status >= 500) log.warn("request failed", { status: error.status, error: error.error, path: redact(new URL(request.url).pathname) });
-    return json({ error: error.error }, error.status, error.headers);
+    // Busy (password hashing): RFC 6749 4.1.2.1's temporarily_unavailable at the OAuth endpoints.
+    const message = kind === "oauth" && error instanceof ServiceBusy ? "temporarily_unavailable" : error.error;
+    return json({ error: message }, error.status, error.headers);
   }
   const failure = databaseFailure(error);
   if (failure) {

@@ -1,6 +1,9 @@
-// Password hashing and its share of libuv's thread pool (src/users/passwords.ts).
+// Password hashing, its share of libuv's thread pool and the bound of its queue (src/users/passwords.ts).
 import { describe, expect, it } from "vitest";
-import { hashingSlots, hashPassword, verifyPassword } from "@/users/passwords";
+import { env, parseEnv, setEnvForTests } from "@/env";
+import { ApiError } from "@/http/errors";
+import { errorResponse } from "@/http/route";
+import { HashingBusy, hashingLoad, hashingSlots, hashPassword, hashQueueBound, QUEUE_SECONDS, verifyPassword } from "@/users/passwords";
 
 describe("hashingSlots", () => {
   it("is one hash per core of the process's share, leaving two pool threads free", () => {
@@ -41,5 +44,61 @@ describe("verifyPassword", () => {
     expect(results.every(Boolean)).toBe(true);
     expect(mostBusy).toBe(slots.size);
     expect(mostWaiting).toBeGreaterThan(0);
+  });
+});
+
+describe("the bound of the hashing queue", () => {
+  it("is HASH_QUEUE when set, else the hashes the slots do in two seconds at the measured time per hash (at least one)", () => {
+    expect(hashQueueBound({ hashQueue: 7 }, 2, 11)).toBe(7);
+    expect(hashQueueBound({ hashQueue: null }, 2, 11)).toBe(363); // 2 x 2000 ms / 11 ms
+    expect(hashQueueBound({ hashQueue: null }, 1, 20)).toBe(100);
+    expect(hashQueueBound({ hashQueue: null }, 4, 40)).toBe(200);
+    expect(hashQueueBound({ hashQueue: null }, 2, 3000)).toBe(1); // a very slow machine still queues one
+    expect(QUEUE_SECONDS).toBe(2);
+  });
+
+  it("is derived from this process's measured hashing time when HASH_QUEUE is unset", async () => {
+    expect(env().hashQueue).toBeNull();
+    await hashPassword("measured");
+    const load = hashingLoad();
+    expect(load.msPerHash).toBeGreaterThan(0);
+    expect(load.bound).toBe(hashQueueBound({ hashQueue: null }, load.slots, load.msPerHash!));
+    const previous = setEnvForTests({ hashQueue: 3 });
+    try {
+      expect(hashingLoad().bound).toBe(3);
+    } finally {
+      setEnvForTests(previous);
+    }
+  });
+
+  it("reads HASH_QUEUE, a positive integer", () => {
+    const base = { NODE_ENV: "production", AUTH_SECRET: "s".repeat(32) };
+    expect(parseEnv(base).hashQueue).toBeNull();
+    expect(parseEnv({ ...base, HASH_QUEUE: "" }).hashQueue).toBeNull();
+    expect(parseEnv({ ...base, HASH_QUEUE: "64" }).hashQueue).toBe(64);
+    for (const bad of ["0", "-1", "1.5", "many"]) expect(() => parseEnv({ ...base, HASH_QUEUE: bad })).toThrow(/^Environment variable HASH_QUEUE must be a positive integer$/);
+  });
+});
+
+describe("HashingBusy through the one error path (src/http/route.ts)", () => {
+  const request = new Request("http://localhost:3000/api/x/", { method: "POST" });
+
+  it("is 503 with Retry-After: 1: temporarily_unavailable at an OAuth endpoint, a sentence elsewhere", async () => {
+    const oauth = errorResponse(new HashingBusy(), request, "oauth");
+    expect({ status: oauth.status, retryAfter: oauth.headers.get("retry-after"), body: await oauth.json() }).toEqual({
+      status: 503,
+      retryAfter: "1",
+      body: { error: "temporarily_unavailable" },
+    });
+    const api = errorResponse(new HashingBusy(), request, "api");
+    expect({ status: api.status, retryAfter: api.headers.get("retry-after"), body: await api.json() }).toEqual({
+      status: 503,
+      retryAfter: "1",
+      body: { error: "too many password checks right now, try again in a moment" },
+    });
+  });
+
+  it("leaves other errors of an OAuth endpoint as they are", async () => {
+    expect(await errorResponse(new ApiError(429, "rate_limited"), request, "oauth").json()).toEqual({ error: "rate_limited" });
   });
 });

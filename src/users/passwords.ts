@@ -4,11 +4,13 @@
 // database connections) and zlib. Unbounded, a burst of password grants fills the whole pool: hashes queue
 // behind each other there, and so does everything else. So at most HASHING_SLOTS hashes run at once per
 // process, one per core this process may use (the cores divided among the WORKERS), and never so many that
-// fewer than two pool threads stay free; the rest wait here, in order. The workers that `npm start` forks get
-// a pool big enough for their share (src/server/workers.ts).
+// fewer than two pool threads stay free; the rest wait here, in order, up to a bound (below). The workers that
+// `npm start` forks get a pool big enough for their share (src/server/workers.ts).
 import { hash, verify } from "@node-rs/argon2";
 import { availableParallelism } from "node:os";
 import { env } from "@/env";
+import { ServiceBusy } from "@/http/errors";
+import { requestContext } from "@/http/request-context";
 
 const OPTIONS = { algorithm: 2 /* Argon2id */, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
@@ -23,42 +25,159 @@ export function hashingSlots(config: { workers: number; threadPoolSize: number }
 
 // One queue per process, on globalThis: the custom server loads this module twice (its own copy for the
 // password grant, Next's bundle's for sign-in), and both share one thread pool.
-type Slots = { size: number; busy: number; waiting: Array<() => void> };
+//
+// The queue is bounded (README, Security): at most as many hashes wait as the process hashes in about
+// QUEUE_SECONDS, HASH_QUEUE overriding. A hash or verification beyond that is refused at once with HashingBusy
+// (503, Retry-After: 1) instead of waiting: unbounded, a flood of sign-ins with random e-mails made every
+// other password check in the process wait seconds behind it. How fast the process hashes is measured when it
+// first hashes (a few argon2id hashes with the options above, one after the other), and kept current from the
+// time each hash then takes in its slot, so that a machine slowed by other work waits no longer than planned.
+//
+// Two queues, each with that bound, take turns at the free slots: hashes asked for by an API request (one
+// that route() serves, src/http/route.ts: the token endpoint's password grant, whose client has authenticated
+// before the password is checked) and those of the browser's pages (web sign-in, sign-up, password reset),
+// or of no request at all (the CLI). A flood of web sign-ins then neither fills the password grant's queue
+// nor holds a grant back by more than one of its hashes per turn; neither side can starve the other.
+type Slots = {
+  size: number;
+  busy: number;
+  /** The pages' queue. */
+  waiting: Array<() => void>;
+  /** The API's queue. */
+  apiWaiting: Array<() => void>;
+  /** Whose turn the next free slot is when both queues wait. */
+  apiTurn: boolean;
+  /** Hashes refused because the queue was full (since the process started). */
+  refused: number;
+  /** Milliseconds one hash takes in one slot: measured, then a moving average of the hashes done. */
+  msPerHash: number | null;
+  measuring: Promise<void> | null;
+};
 const holder = globalThis as typeof globalThis & { __hashingSlots?: Slots };
 
-async function withSlot<T>(work: () => Promise<T>): Promise<T> {
-  const slots = (holder.__hashingSlots ??= { size: hashingSlots(env()), busy: 0, waiting: [] });
-  if (slots.busy >= slots.size) await new Promise<void>((resolve) => slots.waiting.push(resolve));
-  else slots.busy++;
-  try {
-    return await work();
-  } finally {
-    const next = slots.waiting.shift();
-    if (next) next(); // the slot passes straight to the next in line
-    else slots.busy--;
+/** The queue holds about this much hashing work (README, Security). */
+export const QUEUE_SECONDS = 2;
+/** Hashes timed to measure the rate (after one that warms up). */
+const MEASURED_HASHES = 3;
+/** Weight of each completed hash in the moving average of the hashing time. */
+const SMOOTHING = 0.05;
+
+/** A password hash or check refused because too many already wait for the hashing slots: 503, Retry-After: 1. */
+export class HashingBusy extends ServiceBusy {
+  override name = "HashingBusy";
+  constructor() {
+    super("too many password checks right now, try again in a moment");
   }
 }
 
+/**
+ * How many hashes may wait for a slot: HASH_QUEUE when set, else as many as `slots` hashing side by side do in
+ * QUEUE_SECONDS (at least one).
+ */
+export function hashQueueBound(config: { hashQueue: number | null }, slots: number, msPerHash: number): number {
+  if (config.hashQueue !== null) return config.hashQueue;
+  return Math.max(1, Math.floor((slots * QUEUE_SECONDS * 1000) / Math.max(msPerHash, 0.01)));
+}
+
+/** The bound now; unbounded only when the rate could not be measured (argon2id failing). */
+function currentBound(config: { hashQueue: number | null }, slots: Slots): number {
+  if (config.hashQueue === null && slots.msPerHash === null) return Number.POSITIVE_INFINITY;
+  return hashQueueBound(config, slots.size, slots.msPerHash ?? 0);
+}
+
+/** The queues' state now (for the tests). */
+export function hashingLoad(): { slots: number; busy: number; waiting: { api: number; pages: number }; bound: number; msPerHash: number | null; refused: number } {
+  const slots = state();
+  return {
+    slots: slots.size,
+    busy: slots.busy,
+    waiting: { api: slots.apiWaiting.length, pages: slots.waiting.length },
+    bound: currentBound(env(), slots),
+    msPerHash: slots.msPerHash,
+    refused: slots.refused,
+  };
+}
+
+function state(): Slots {
+  return (holder.__hashingSlots ??= { size: hashingSlots(env()), busy: 0, waiting: [], apiWaiting: [], apiTurn: true, refused: 0, msPerHash: null, measuring: null });
+}
+
+/** Times MEASURED_HASHES hashes with the production options, one after the other: ms per hash in one slot. */
+async function measure(slots: Slots): Promise<void> {
+  await hash("warm-up", OPTIONS);
+  const times: number[] = [];
+  for (let i = 0; i < MEASURED_HASHES; i++) {
+    const started = performance.now();
+    await hash("measure-" + i, OPTIONS);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  slots.msPerHash ??= times[Math.floor(times.length / 2)]!;
+}
+
+async function withSlot<T>(work: () => Promise<T>): Promise<T> {
+  const slots = state();
+  const config = env();
+  // The rate is needed only to bound the queue; it is measured once, before this process's first hash.
+  if (config.hashQueue === null && slots.msPerHash === null) {
+    // (Should argon2id itself fail, the queue stays unbounded rather than refusing every password.)
+    await (slots.measuring ??= measure(slots).catch(() => {}));
+  }
+  if (slots.busy >= slots.size) {
+    const queue = requestContext() ? slots.apiWaiting : slots.waiting;
+    if (queue.length >= currentBound(config, slots)) {
+      slots.refused++;
+      throw new HashingBusy();
+    }
+    await new Promise<void>((resolve) => queue.push(resolve));
+  } else slots.busy++;
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    if (slots.msPerHash !== null) slots.msPerHash += SMOOTHING * (performance.now() - started - slots.msPerHash);
+    passSlot(slots);
+  }
+}
+
+/** The freed slot passes straight to the next in line, the two queues taking turns. */
+function passSlot(slots: Slots): void {
+  const [first, second] = slots.apiTurn ? [slots.apiWaiting, slots.waiting] : [slots.waiting, slots.apiWaiting];
+  const queue = first.length ? first : second.length ? second : null;
+  if (!queue) {
+    slots.busy--;
+    return;
+  }
+  slots.apiTurn = queue !== slots.apiWaiting;
+  queue.shift()!();
+}
+
+/** Throws HashingBusy when the queue is full. */
 export function hashPassword(password: string): Promise<string> {
   return withSlot(() => hash(password, OPTIONS));
 }
 
 let dummyHash: Promise<string> | null = null;
 
+/** The stored hash that unknown e-mails are checked against (made once; made again if it was refused). */
+function dummy(): Promise<string> {
+  dummyHash ??= hashPassword("not-a-real-password-" + Math.random()).catch((error: unknown) => {
+    dummyHash = null;
+    throw error;
+  });
+  return dummyHash;
+}
+
 /**
  * Checks a password against a stored hash. With no hash (unknown user) it still spends the same time on a
- * dummy hash, so that response times do not tell which e-mails exist.
+ * dummy hash, so that response times do not tell which e-mails exist. A hash that is not one is a wrong
+ * password; a full queue is HashingBusy, thrown before any work.
  */
 export async function verifyPassword(storedHash: string | null, password: string): Promise<boolean> {
   if (!storedHash) {
-    dummyHash ??= hashPassword("not-a-real-password-" + Math.random());
-    const dummy = await dummyHash;
-    await withSlot(() => verify(dummy, password)).catch(() => false);
+    const stored = await dummy();
+    await withSlot(() => verify(stored, password).catch(() => false));
     return false;
   }
-  try {
-    return await withSlot(() => verify(storedHash, password));
-  } catch {
-    return false;
-  }
+  return withSlot(() => verify(storedHash, password).catch(() => false));
 }

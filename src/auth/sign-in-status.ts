@@ -1,0 +1,34 @@
+// The HTTP status of a refused web sign-in (README, Security). next-auth answers every credentials sign-in
+// that authorize() refused or threw in the same way, 401 with the reason in the returned URL's `error`
+// (`{"url": ".../api/auth/error?error=<reason>"}` for the sign-in page's fetch, a 302 there for a plain form
+// post). A reason that is no wrong password gets its own status here, the body left as next-auth made it (the
+// page reads the reason from it): password hashing busy is 503 with Retry-After: 1 (the caller may try again
+// in a moment), a sign-in limit is 429. Redirects stay redirects: a browser must follow them.
+
+/** authorize()'s reason when password hashing refused the check (src/users/passwords.ts, HashingBusy). */
+export const SIGN_IN_BUSY = "busy";
+/** authorize()'s reason when a sign-in limit is reached (src/users/sign-in.ts). */
+export const SIGN_IN_RATE_LIMITED = "rate_limited";
+
+const CALLBACK = /\/api\/auth\/callback\/credentials\/?$/;
+
+/** `response` (next-auth's) with the status its refusal reason calls for. */
+export async function withSignInStatus(request: Request, response: Response): Promise<Response> {
+  if (request.method !== "POST" || response.status !== 401 || !CALLBACK.test(new URL(request.url).pathname)) return response;
+  if (!(response.headers.get("content-type") ?? "").includes("application/json")) return response;
+  const text = await response.text();
+  let reason: string | null = null;
+  try {
+    const url = (JSON.parse(text) as { url?: unknown }).url;
+    if (typeof url === "string" && URL.canParse(url)) reason = new URL(url).searchParams.get("error");
+  } catch {
+    // not next-auth's JSON: left as it is
+  }
+  const headers = new Headers(response.headers);
+  let status = response.status;
+  if (reason === SIGN_IN_BUSY) {
+    status = 503;
+    headers.set("Retry-After", "1");
+  } else if (reason === SIGN_IN_RATE_LIMITED) status = 429;
+  return new Response(text, { status, statusText: "", headers });
+}
