@@ -299,3 +299,27 @@ describe("an account whose address is not confirmed", () => {
     expect((await listMail({ to: email })).map((mail) => mail.subject)).toEqual(["Confirm your e-mail address", "Confirm your e-mail address"]);
   });
 });
+
+describe("a link is tied to the address it was mailed to", () => {
+  it("confirms, resets and undoes nothing once the account has another address, and stays unused", async () => {
+    const email = uniqueEmail("moved");
+    const user = await signUpUnconfirmed(email);
+    const [mail] = await listMail({ to: email });
+    const confirmLink = /\/verify-email\?token=([A-Za-z0-9_-]{43})/.exec(mail!.text)![1]!;
+    await requestPasswordReset({ email, ip: ipFor() });
+    const resetLink = /\/reset-password\?token=([A-Za-z0-9_-]{43})/.exec((await listMail({ to: email }))[0]!.text)![1]!;
+    const own = await clientRow({ ownerId: user.id });
+    const tokens = await grantRow({ userId: user.id, clientId: own.id });
+    // Nothing in the service changes an address yet; as if something had.
+    const moved = uniqueEmail("elsewhere");
+    await write((tx) => tx.user.update({ where: { id: user.id }, data: { email: moved } }));
+
+    expect(await confirmEmail(confirmLink)).toEqual({ state: "unknown" });
+    expect(await resetPassword({ token: resetLink, password: OWNER_PASSWORD })).toEqual({ state: "unknown" });
+    expect(await userRow(moved)).toMatchObject({ emailVerifiedAt: null, sessionVersion: 0 });
+    expect(await signInWithPassword({ email: moved, password: ATTACKER_PASSWORD, ip: ipFor() })).toMatchObject({ ok: true });
+    expect(await (await db()).accountToken.count({ where: { userId: user.id, usedAt: { not: null } } })).toBe(0);
+    expect(await (await db()).client.count({ where: { ownerId: user.id } })).toBe(1);
+    expect((await read(user.id, tokens.accessToken)).status).toBe(200);
+  });
+});
