@@ -9,6 +9,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { now, resetClock } from "@/clock";
 import { requestPasswordReset } from "@/accounts/request-password-reset";
+import { takeAccountStep } from "@/accounts/lifecycle";
 import { resetPassword } from "@/accounts/reset-password";
 import { signUp } from "@/accounts/sign-up";
 import { confirmEmail, resendVerification } from "@/accounts/verify-email";
@@ -20,8 +21,10 @@ import { digest } from "@/server/crypto";
 import { db, driver, write } from "@/server/db";
 import { BASE, call } from "@/testing/app";
 import { clientRow, consentRow, grantRow, makeClient, makeUser, passwordSession, uniqueEmail } from "@/testing/factories";
+import { Barrier, together } from "@/testing/race";
 import { sessionCookie } from "@/testing/session";
 import { deviceFormCsrfToken } from "@/device/verify-user-code";
+import { hashPassword } from "@/users/passwords";
 import { signInWithPassword } from "@/users/sign-in";
 
 afterEach(() => resetClock());
@@ -200,6 +203,54 @@ describe("every password reset of a confirmed account", () => {
     const fresh = await sessionCookie(user, 1);
     const reasked = await call("GET", authorizeUrl(app.client_id, "code", "again"), { headers: { cookie: fresh } });
     expect.soft(reasked.headers.get("location")).toMatch(/^\/consent\?request=/);
+  });
+
+  it("leaves no live token when refreshes of the account's grants run at the same moment as the reset", async () => {
+    const user = await makeUser();
+    const client = await makeClient({ ownerId: user.id });
+    const passwordGrant = () =>
+      call("POST", TOKEN, { body: { grant_type: "password", username: user.email, password: user.password, client_id: client.client_id, client_secret: client.client_secret } });
+    const pairs = await Promise.all(Array.from({ length: 6 }, async () => (await passwordGrant()).json as { access_token: string; refresh_token: string }));
+    await requestPasswordReset({ email: user.email, ip: ipFor() });
+    const link = /\/reset-password\?token=([A-Za-z0-9_-]{43})/.exec((await listMail({ to: user.email }))[0]!.text)![1]!;
+    const passwordHash = await hashPassword(OWNER_PASSWORD);
+
+    // Every refresh held at its body, and the reset's transaction, let go at once.
+    const barrier = new Barrier(pairs.length + 1);
+    const refreshes = pairs.map((pair) =>
+      call("POST", TOKEN, { body: { grant_type: "refresh_token", refresh_token: pair.refresh_token, client_id: client.client_id, client_secret: client.client_secret }, heldBy: barrier }),
+    );
+    const reset = barrier.arrive().then(() => takeAccountStep(link, { purpose: "reset_password", passwordHash }));
+    const [outcome, ...answers] = await together<unknown>(barrier, [reset, ...refreshes]);
+    expect(barrier.arrived).toBe(pairs.length + 1);
+    expect(outcome).toMatchObject({ state: "done", userId: user.id });
+
+    // Each refresh either lost to the reset (invalid_grant) or won, and then its new tokens were revoked with the rest.
+    for (const answer of answers as Awaited<ReturnType<typeof call>>[]) {
+      if (answer.status === 200) expect((await read(user.id, String(answer.json.access_token))).status).toBe(401);
+      else expect(answer.json).toEqual({ error: "invalid_grant" });
+    }
+    const left = await db();
+    expect(await left.accessToken.count({ where: { userId: user.id, revokedAt: null } })).toBe(0);
+    expect(await left.refreshToken.count({ where: { userId: user.id, revokedAt: null } })).toBe(0);
+    expect(await left.grant.count({ where: { userId: user.id, revokedAt: null } })).toBe(0);
+  });
+
+  it("withdraws a device approval that no device has collected yet", async () => {
+    const user = await makeUser();
+    const owner = await makeUser({ name: "Device Maker" });
+    const device = await makeClient({ ownerId: owner.id, grantType: "device_code", redirectUris: [], isPublic: true });
+    const started = (await call("POST", "/api/connect/oauth2/device/", { body: { client_id: device.client_id, scope: "readonly" } })).json as { device_code: string; user_code: string };
+    const cookie = await sessionCookie(user);
+    const typed = await call("POST", "/device/verify", {
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: BASE, cookie },
+      raw: new URLSearchParams({ user_code: started.user_code, csrf: deviceFormCsrfToken(user.id) }).toString(),
+    });
+    expect((await decide(user.id, cookie, typed.headers.get("location")!)).headers.get("location")).toBe("/device?done=approved");
+
+    await resetByMail(user.email);
+    const polled = await call("POST", TOKEN, { body: { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: started.device_code, client_id: device.client_id } });
+    expect(polled.json).toEqual({ error: "access_denied" });
   });
 });
 
