@@ -124,8 +124,16 @@ test("sign-in from an authorization request names the app, focuses the e-mail, a
   await expect(page.getByRole("link", { name: "Forgot your password?" })).toHaveAttribute("href", `/forgot-password?email=${encodeURIComponent(user.email)}`);
 });
 
-test("password reset by e-mail: the same answer for any address, a link that only a POST uses, every session signed out", async ({ page, browser }) => {
+test("password reset by e-mail: the same answer for any address, a link that only a POST uses, every session signed out, every app disconnected", async ({ page, browser, request }) => {
   const [user, reader] = await newUsers("Rosa Reset", "Mail Reader");
+  // A token of the user's own script, from before the reset.
+  const script = await cliAsync<{ client_id: string; client_secret: string }>("client:create", "--owner", user.email, "--name", "Rosa's script", "--grant", "password");
+  const issued = await request.post("/api/connect/oauth2/token/", {
+    data: { grant_type: "password", client_id: script.client_id, client_secret: script.client_secret, username: user.email, password: user.password },
+  });
+  expect(issued.status()).toBe(200);
+  const appToken = (await issued.json()).access_token as string;
+  expect((await request.get(`/api/user/${user.id}/`, { headers: { authorization: `Bearer ${appToken}` } })).status()).toBe(200);
   // A session of the user's from before the reset, on another device.
   const before = await browser.newContext(contextOptions());
   const beforePage = await before.newPage();
@@ -165,10 +173,15 @@ test("password reset by e-mail: the same answer for any address, a link that onl
   await page.goto(link);
   await expect(page.getByText(`For the account ${user.email}`)).toBeVisible();
   await expect(page.getByLabel("New password")).toBeFocused();
+  // It says what a reset does besides (README, Security): every session signed out, every app disconnected.
+  await expect(page.getByText("Changing your password signs you out everywhere and disconnects every app")).toBeVisible();
   await checkPage(page, "reset-password");
   await page.getByLabel("New password").fill("my new password");
   await page.getByRole("button", { name: "Change password" }).click();
   await expect(page.getByText("Your password was changed")).toBeVisible();
+  await expect(page.getByText("every app you had let use your account was disconnected")).toBeVisible();
+  // An app's token from before the reset no longer works.
+  expect((await request.get(`/api/user/${user.id}/`, { headers: { authorization: `Bearer ${appToken}` } })).status()).toBe(401);
 
   // The session from before is signed out; the old password no longer works; the new one does.
   await beforePage.goto("/settings/apps");

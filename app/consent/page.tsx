@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
+import { emailConfirmed } from "@/accounts/confirmed";
 import { currentUser } from "@/auth/session";
 import { loadConsentScreen, type ConsentScreen } from "@/oauth/consent-screen";
 import { ScopeList } from "../components/scope-list";
@@ -30,7 +31,7 @@ export default async function ConsentPage({ searchParams }: { searchParams: Prom
   const sealed = (await searchParams).request ?? "";
   const user = await currentUser();
   if (!user) redirect(`/login?callbackUrl=${encodeURIComponent(`/consent?request=${encodeURIComponent(sealed)}`)}`);
-  const screen = await loadConsentScreen(sealed, user.id);
+  const [screen, confirmed] = await Promise.all([loadConsentScreen(sealed, user.id), emailConfirmed(user.id)]);
   if (!screen) {
     return (
       <Page title="Request expired" narrow>
@@ -45,6 +46,10 @@ export default async function ConsentPage({ searchParams }: { searchParams: Prom
         <p className="text-sm">
           It asks for access to the account of <strong>{user.email}</strong>. Not you? <SwitchAccount restartUrl={screen.restartUrl} />
         </p>
+        {confirmed ? null : (
+          // README, Security: an account whose address is not confirmed approves no app (src/oauth/consent.ts).
+          <Alert>Confirm your e-mail address first: open the link we mailed you (or ask for a new one on the home page). Until then you cannot let apps use your account.</Alert>
+        )}
         {screen.unverified ? (
           <Alert>Unverified app: it registered itself, and nobody has checked who runs it or that its name is true. Approve only if you trust where you came from.</Alert>
         ) : null}
@@ -64,9 +69,11 @@ export default async function ConsentPage({ searchParams }: { searchParams: Prom
         <form method="post" action="/consent/decide" className="flex flex-wrap gap-3">
           <input type="hidden" name="request" value={sealed} />
           <input type="hidden" name="csrf" value={screen.csrf} />
-          <Button type="submit" name="decision" value="approve">
-            Approve
-          </Button>
+          {confirmed ? (
+            <Button type="submit" name="decision" value="approve">
+              Approve
+            </Button>
+          ) : null}
           <Button type="submit" name="decision" value="deny" variant="secondary">
             Deny
           </Button>

@@ -7,7 +7,8 @@ import { ResetForm } from "./reset-form";
 export const metadata: Metadata = { title: "Choose a new password", robots: { index: false } };
 
 // Where the reset mail leads (/reset-password?token=...). Opening it changes nothing (mail scanners follow
-// links): it says which account the link is for, and only the form's POST changes the password.
+// links): it says which account the link is for, and what a reset does (README, Security: every session signed
+// out, every app disconnected), and only the form's POST changes the password.
 export default async function ResetPasswordPage({ searchParams }: { searchParams: Promise<{ token?: string | string[] }> }) {
   const raw = (await searchParams).token;
   const token = typeof raw === "string" ? raw : "";
@@ -18,6 +19,10 @@ export default async function ResetPasswordPage({ searchParams }: { searchParams
         <Card className="space-y-4">
           <p>
             For the account <strong>{found.email}</strong>. This link works once, until {format(found.expiresAt)}.
+          </p>
+          <p>
+            Changing your password signs you out everywhere and disconnects every app you let use your account (they must ask for
+            your permission again).
           </p>
           <ResetForm token={token} email={found.email} />
         </Card>

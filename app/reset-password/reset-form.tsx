@@ -12,8 +12,8 @@ export function ResetForm({ token, email }: { token: string; email: string }) {
       <Alert kind="success">
         <p className="font-semibold">Your password was changed</p>
         <p className="mt-1">
-          Every session of your account was signed out. <TextLink href={`/login?email=${encodeURIComponent(result.email)}`}>Sign in with the new password</TextLink>.
-          Apps you connected keep their access; you can review them under Apps once signed in.
+          Every session of your account was signed out, and every app you had let use your account was disconnected: each must ask for
+          your permission again. <TextLink href={`/login?email=${encodeURIComponent(result.email)}`}>Sign in with the new password</TextLink>.
         </p>
       </Alert>
     );

@@ -17,7 +17,8 @@ export function ConfirmNotice({ email }: { email: string }) {
     <Alert kind="info">
       <p className="font-semibold">Confirm your e-mail address</p>
       <p className="mt-1">
-        We sent a link to {email}. Until you open it and confirm, nobody can send you permission requests.
+        We sent a link to {email}. Until you open it and confirm, you cannot register clients or let apps use your account, and
+        nobody can send you permission requests.
       </p>
       {result ? <p className="mt-1">{ANSWERS[result.state]}</p> : null}
       <form action={action} className="mt-2">

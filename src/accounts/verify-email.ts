@@ -1,15 +1,20 @@
-// Confirming an address from the mailed link (CONTRACT.md 14; issue 13 finding 5). /verify-email?token=...
-// shows what the link would confirm (describeVerification: a read, since mail scanners follow links and a GET
-// never changes anything) and confirms only when the reader presses the button (confirmEmail: a POST, through
-// a server action, which Next checks for our own Origin). The token is single-use and confirms exactly the
-// address it was mailed to. A signed-in user whose address is not confirmed can ask for a new link
-// (resendVerification), within the account-mail limit of src/accounts/account-mail.ts.
+// Confirming an address from the mailed link (README, Security). /verify-email?token=... shows what the link
+// would confirm (describeVerification: a read, since mail scanners follow links and a GET never changes
+// anything) and confirms only when the reader presses the button (confirmEmail: a POST, through a server
+// action, which Next checks for our own Origin). The token is single-use and confirms exactly the address it
+// was mailed to, while the account still has it. Confirming is the account-lifecycle step of
+// src/accounts/lifecycle.ts: the first confirmation of an address undoes everything the account did before it
+// (clients deleted, grants and tokens revoked, consents forgotten). Until then the account can sign in but
+// cannot register clients, approve apps or get tokens (emailConfirmed); a signed-in user whose address is not
+// confirmed can ask for a new link (resendVerification), within the account-mail limit of
+// src/accounts/account-mail.ts.
 import { nowMs } from "@/clock";
 import { deliverSoon } from "@/email/deliver-soon";
 import { enqueueMail } from "@/email/outbox";
 import { digest, randomSecret } from "@/server/crypto";
 import { db, write } from "@/server/db";
-import { accountTokenState, claimAccountToken, issueAccountToken } from "@/accounts/account-tokens";
+import { accountTokenState, issueAccountToken } from "@/accounts/account-tokens";
+import { takeAccountStep } from "@/accounts/lifecycle";
 import { accountMailAllowed, renderVerifyEmail, VERIFY_EMAIL_TTL_MS } from "@/accounts/account-mail";
 
 export type Verification =
@@ -44,14 +49,8 @@ export async function describeVerification(token: string): Promise<Verification>
 /** Uses the token and confirms its address: `confirmed`, or why not (`used` for every use but the first). Of concurrent uses exactly one confirms. */
 export async function confirmEmail(token: string): Promise<Verification> {
   if (!token || token.length > 200) return { state: "unknown" };
-  const confirmed = await write(async (tx) => {
-    const claimed = await claimAccountToken(tx, token, "verify_email");
-    if (!claimed) return null;
-    // Only the address the link was mailed to, and only while the account still has it.
-    await tx.user.updateMany({ where: { id: claimed.userId, email: claimed.email, emailVerifiedAt: null }, data: { emailVerifiedAt: new Date(nowMs()) } });
-    return claimed.email;
-  });
-  if (confirmed !== null) return { state: "confirmed", email: confirmed };
+  const outcome = await takeAccountStep(token, { purpose: "verify_email" });
+  if (outcome.state === "done") return { state: "confirmed", email: outcome.email };
   const found = await accountTokenState(token, "verify_email");
   return found.state === "live" ? { state: "unknown" } : found;
 }
@@ -83,8 +82,4 @@ export async function resendVerification(userId: number): Promise<Resent> {
 
 class Limited extends Error {}
 
-/** Whether the user's address is confirmed (for the notice on the home page). */
-export async function emailConfirmed(userId: number): Promise<boolean> {
-  const user = await (await db()).user.findUnique({ where: { id: userId }, select: { emailVerifiedAt: true } });
-  return Boolean(user?.emailVerifiedAt);
-}
+export { emailConfirmed } from "@/accounts/confirmed";

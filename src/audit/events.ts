@@ -17,6 +17,8 @@ export const AUDIT_EVENT_TYPES = [
   "permission_request.redeemed",
   "permission_request.declined",
   "signing_key.rotated",
+  "account.confirmed",
+  "password.reset",
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

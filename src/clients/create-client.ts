@@ -1,6 +1,12 @@
+// Registering a client on a person's behalf (the settings page's form, the CLI's client:create, the dev seed):
+// RFC 6749 2 and the rules of README "Clients". Only an account whose address is confirmed registers clients
+// (README, Security: account pre-hijacking); whatever an account registered before its first confirmation
+// is deleted by it (src/accounts/lifecycle.ts). Clients that register themselves (RFC 7591) have no owner
+// and go through src/registration/.
 import { recordEventInTx } from "@/audit/record-event";
 import { z } from "zod";
-import { badRequest } from "@/http/errors";
+import { emailConfirmed } from "@/accounts/confirmed";
+import { badRequest, forbidden } from "@/http/errors";
 import { parseInput } from "@/http/validate";
 import { digest, randomSecret } from "@/server/crypto";
 import { write } from "@/server/db";
@@ -21,6 +27,9 @@ export const ZCreateClient = z.object({
   requirePar: z.boolean().default(false),
 });
 export type TCreateClient = z.input<typeof ZCreateClient>;
+
+/** The 403's sentence (a whole sentence: the settings page shows it as it is). */
+export const UNCONFIRMED = "Confirm your e-mail address before you register a client: open the link we mailed you, or ask for a new one on the home page.";
 
 /**
  * Registers a client (CONTRACT.md 2). Returns the client representation with its secret, shown this once
@@ -44,6 +53,8 @@ export async function createClient(input: TCreateClient) {
   if ((data.grantType === "password" || data.grantType === "client_credentials") && data.isPublic) {
     throw badRequest(`public: a ${data.grantType} client must keep a secret`);
   }
+  // Confirmation only ever comes, never goes: a check before the write cannot let an unconfirmed account in.
+  if (!(await emailConfirmed(data.ownerId))) throw forbidden(UNCONFIRMED);
   const secret = data.isPublic ? null : randomSecret();
   const client = await write(async (tx) => {
     const created = await tx.client.create({

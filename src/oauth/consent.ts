@@ -1,6 +1,9 @@
 // The consent decision, POST /consent/decide (CONTRACT.md 3): a plain HTML form post from the consent page,
 // protected by an Origin check and a CSRF token bound to the user and the sealed request; answered with 303.
 // A sealed device-flow request (RFC 8628 3.3) goes to src/device/decide-device-authorization.ts.
+// An account whose address is not confirmed approves nothing (README, Security: account pre-hijacking): its
+// Approve is answered as a refusal, access_denied (RFC 6749 4.1.2.1, 4.2.2.1) for the code and implicit
+// flows, and for the device flow a page that says why (the device authorization stays pending).
 import { now } from "@/clock";
 import { env } from "@/env";
 import { sessionUserFromRequest } from "@/auth/session";
@@ -9,11 +12,13 @@ import { clientAddress } from "@/http/client-address";
 import { htmlErrorPage, redirect } from "@/http/html";
 import { isPublicClient } from "@/clients/represent";
 import { db, write } from "@/server/db";
+import { log } from "@/server/log";
 import { decideDeviceAuthorization } from "@/device/decide-device-authorization";
 import { csrfTokenMatches, openRequest } from "@/oauth/authorization-request";
 import { completeAuthorization, errorRedirect } from "@/oauth/authorize";
 import { formatScope, storedScopes } from "@/oauth/scope";
 import { recordEvent, recordEventInTx } from "@/audit/record-event";
+import { emailConfirmed } from "@/accounts/confirmed";
 
 /** Remembers that the user approved these scopes for this client (added to what was approved before). */
 async function rememberConsent(userId: number, clientId: number, publicClientId: string, scopes: string[], ip: string): Promise<void> {
@@ -54,11 +59,20 @@ export async function handleConsentDecision(request: Request): Promise<Response>
       ["client_id", authorization.clientId],
     ]);
   }
+  const approve = form.decision === "approve";
+  const unconfirmed = approve && !(await emailConfirmed(user.id));
+  if (unconfirmed) log.info("approval refused: address not confirmed", { client: client.clientId, user: user.id });
   if (authorization.responseType === "device_code") {
-    return decideDeviceAuthorization({ authorization, client, approve: form.decision === "approve", ip: clientAddress(request) });
+    if (unconfirmed) {
+      return htmlErrorPage(403, "Confirm your e-mail address first", "You can let apps use your account once you have confirmed your e-mail address. Open the link we mailed you (or ask for a new one on the home page), then type the code from your device again.", [
+        ["Error", "access_denied"],
+        ["client_id", client.clientId],
+      ]);
+    }
+    return decideDeviceAuthorization({ authorization, client, approve, ip: clientAddress(request) });
   }
   const target = { redirectUri: authorization.redirectUri, mode: authorization.responseType === "token" ? "fragment" : "query", state: authorization.state } as const;
-  if (form.decision !== "approve") return errorRedirect(target, "access_denied", 303);
+  if (!approve || unconfirmed) return errorRedirect(target, "access_denied", 303);
   const ip = clientAddress(request);
   if (!isPublicClient(client) && !client.firstParty) await rememberConsent(user.id, client.id, client.clientId, authorization.scopes, ip);
   else await recordEvent({ type: "consent.granted", userId: user.id, clientId: client.clientId, ip, detail: { scope: formatScope(authorization.scopes), remembered: false } });

@@ -1,6 +1,10 @@
 // Access and refresh tokens: opaque 256-bit random strings, stored as SHA-256 digests (CONTRACT.md 4).
 // Every token belongs to a grant (one authorization of a client by a user); revoking the grant revokes them
 // all in one transaction.
+// README, Security (account pre-hijacking): an account whose address is not confirmed obtains no token by any
+// grant. Every grant issues through startGrant or issueTokens below, which refuse it in the transaction that
+// would issue (unconfirmedAccount() says with which RFC 6749 error); the refresh rotation, which issues from
+// a token's own state, checks it in its claim (src/oauth/grants/refresh-token.ts, src/server/fast-sql.ts).
 import { now } from "@/clock";
 import { digest, randomSecret } from "@/server/crypto";
 import { write, type Tx } from "@/server/db";
@@ -10,6 +14,7 @@ import type { AuditDetail } from "@/audit/events";
 import { startGrant as insertGrantWithTokens, tokenByValue, type NewTokenRow, type TokenByValue } from "@/server/fast-sql";
 import { userUri } from "@/users/represent";
 import { isPublicClient } from "@/clients/represent";
+import { OAuthError } from "@/oauth/errors";
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
@@ -88,8 +93,24 @@ export function mintTokens(options: IssueOptions, issuedAt = now(), secrets = ne
   };
 }
 
-/** Creates an access token (and a refresh token) inside the caller's transaction. */
-export async function issueTokens(tx: Tx, options: IssueOptions): Promise<TokenRecord> {
+/**
+ * The refusal of a grant to an account whose address is not confirmed: RFC 6749 5.2 invalid_grant (the code,
+ * the resource owner's credentials, the device code or the refresh token cannot be used), unauthorized_client
+ * for client_credentials (the client may not act for its owner), access_denied for the implicit grant's
+ * redirect (RFC 6749 4.2.2.1).
+ */
+export function unconfirmedAccount(grantType: string): OAuthError {
+  const code = grantType === "implicit" ? "access_denied" : grantType === "client_credentials" ? "unauthorized_client" : "invalid_grant";
+  return new OAuthError(code, {}, "the account's e-mail address is not confirmed");
+}
+
+/**
+ * Creates an access token (and a refresh token) inside the caller's transaction, for `grantType`; throws
+ * (rolling the transaction back) when the user's address is not confirmed.
+ */
+export async function issueTokens(tx: Tx, options: IssueOptions, grantType: string): Promise<TokenRecord> {
+  const user = await tx.user.findUnique({ where: { id: options.userId }, select: { emailVerifiedAt: true } });
+  if (!user?.emailVerifiedAt) throw unconfirmedAccount(grantType);
   const minted = mintTokens(options);
   await tx.accessToken.create({ data: minted.access });
   if (minted.refresh) await tx.refreshToken.create({ data: minted.refresh });
@@ -98,7 +119,8 @@ export async function issueTokens(tx: Tx, options: IssueOptions): Promise<TokenR
 
 /**
  * Starts a grant and issues its first tokens, with the token.issued audit event, in one transaction (one
- * statement on PostgreSQL: src/server/fast-sql.ts).
+ * statement on PostgreSQL: src/server/fast-sql.ts); throws, having written nothing, when the user's address
+ * is not confirmed.
  */
 export async function startGrant(options: {
   clientId: number;
@@ -126,12 +148,13 @@ export async function startGrant(options: {
     },
     at,
   );
-  await insertGrantWithTokens({
+  const grantId = await insertGrantWithTokens({
     grant: { clientId: options.clientId, userId: options.userId, grantType: options.grantType, scopes: formatScope(options.scopes), createdAt: at },
     access,
     refresh,
     audit: auditRow({ type: "token.issued", userId: options.userId, clientId: options.publicClientId, detail: { grant_type: options.grantType, scope: record.scope } }),
   });
+  if (grantId === null) throw unconfirmedAccount(options.grantType);
   return record;
 }
 

@@ -14,7 +14,7 @@ import { s256 } from "@/oauth/pkce";
 import { db, write } from "@/server/db";
 import { call } from "@/testing/app";
 import { runCli } from "@/testing/cli";
-import { makeClient, makeUser } from "@/testing/factories";
+import { grantRow, makeClient, makeUser } from "@/testing/factories";
 import { sessionCookie } from "@/testing/session";
 import { ensureSigningKey, forgetLoadedSigningKey, rotateSigningKey } from "@/oidc/keys";
 
@@ -161,13 +161,19 @@ describe("the id_token of the code flow", () => {
     expect(Math.abs(claims.iat! - seconds())).toBeLessThanOrEqual(5);
   });
 
-  it("carries only sub for openid alone, no nonce when none was sent, and email_verified false for an unconfirmed address", async () => {
-    const s = await setup({ verified: false });
+  it("carries only sub for openid alone, no nonce when none was sent; email_verified false only for a token from before an address had to be confirmed", async () => {
+    const s = await setup();
     const plain = await verifyIdToken((await tokensFor(s, { scope: "openid" })).id_token!, s.client.client_id);
     expect(Object.keys(plain).sort()).toEqual(["at_hash", "aud", "auth_time", "exp", "iat", "iss", "sub"]);
     const withEmail = await verifyIdToken((await tokensFor(s, { scope: "openid email" })).id_token!, s.client.client_id);
-    expect(withEmail).toMatchObject({ email: s.user.email, email_verified: false });
+    expect(withEmail).toMatchObject({ email: s.user.email, email_verified: true });
     expect(withEmail.name).toBeUndefined();
+    // An account whose address is not confirmed gets no token (README, Security); one it got before that rule
+    // tells UserInfo the truth.
+    const u = await setup({ verified: false });
+    const clientRowId = (await (await db()).client.findUniqueOrThrow({ where: { clientId: u.client.client_id } })).id;
+    const before = await grantRow({ userId: u.user.id, clientId: clientRowId, grantType: "authorization_code", scopes: ["openid", "email"] });
+    expect((await call("GET", USERINFO, { token: before.accessToken })).json).toEqual({ sub: String(u.user.id), email: u.user.email, email_verified: false });
   });
 
   it("is not issued without openid, nor to password or implicit grants that hold openid", async () => {

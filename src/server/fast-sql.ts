@@ -13,7 +13,9 @@
 //   typed as Prisma types it (from the declared column types), so that a column added to the model needs
 //   nothing here;
 // - recentFailures: the failed password checks a rate limit counts (src/oauth/rate-limit.ts);
-// - startGrant: a new grant, its first tokens and its audit event (password and implicit grants);
+// - startGrant: a new grant, its first tokens and its audit event (password and implicit grants), only for a
+//   user whose address is confirmed (README, Security: the rule is src/oauth/tokens.ts's; the statement
+//   checks it where it writes);
 // - rememberDpopProof: a DPoP proof's jti, refused when any instance saw it before (RFC 9449 11.1).
 // Tokens bound to a DPoP key (RFC 9449 6) carry the key's thumbprint (`jkt`) in their row: the bearer read
 // returns it, and every insert writes it (issue 12).
@@ -71,6 +73,8 @@ export type RefreshTokenRow = {
   usedAt: Date | null;
   revokedAt: Date | null;
   jkt: string | null;
+  /** Whether the token's user has confirmed their address (README, Security). */
+  userConfirmed: boolean;
 };
 
 /** A token row to insert (its digest; the value itself is never stored). */
@@ -132,7 +136,9 @@ const SQL = {
         r."revokedAt", r."usedAt", r."jkt", u."id", u."email"
       FROM "RefreshToken" r JOIN "User" u ON u."id" = r."userId" WHERE r."digest" = ?
     ) ORDER BY CASE "kind" WHEN ? THEN 0 ELSE 1 END LIMIT 1`,
-  refresh: `SELECT "id", "grantId", "clientId", "userId", "scopes", "expiresAt", "usedAt", "revokedAt", "jkt" FROM "RefreshToken" WHERE "digest" = ?`,
+  refresh: `SELECT r."id", r."grantId", r."clientId", r."userId", r."scopes", r."expiresAt", r."usedAt", r."revokedAt", r."jkt",
+      u."emailVerifiedAt" IS NOT NULL AS "userConfirmed"
+    FROM "RefreshToken" r JOIN "User" u ON u."id" = r."userId" WHERE r."digest" = ?`,
   touchGrant: `UPDATE "Grant" SET "lastUsedAt" = ? WHERE "id" = ? AND "revokedAt" IS NULL`,
   claim: `UPDATE "RefreshToken" SET "usedAt" = ? WHERE "id" = ? AND "usedAt" IS NULL AND "revokedAt" IS NULL`,
   insertAccess: `INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt") VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -143,6 +149,7 @@ const SQL = {
   userByEmail: `SELECT * FROM "User" WHERE "email" = ?`,
   recentFailures: `SELECT "createdAt" FROM "FailedAttempt" WHERE "key" = ? AND "createdAt" > ? ORDER BY "createdAt" DESC LIMIT ?`,
   insertGrant: `INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt") VALUES (?, ?, ?, ?, ?, ?)`,
+  userConfirmed: `SELECT 1 FROM "User" WHERE "id" = ? AND "emailVerifiedAt" IS NOT NULL`,
 } as const;
 
 type Statements = Record<keyof typeof SQL, BetterSqlite3.Statement>;
@@ -245,13 +252,16 @@ function sqliteRead<T>(d: SqliteDriver, read: (s: Statements) => T): T | Promise
 
 const tokenRowArgs = (row: NewTokenRow) => [row.digest, row.grantId, row.clientId, row.userId, row.scopes, sqliteTime(row.createdAt), sqliteTime(row.expiresAt), row.jkt];
 
-type RawRefreshRow = Omit<RefreshTokenRow, "expiresAt" | "usedAt" | "revokedAt"> & Record<"expiresAt" | "usedAt" | "revokedAt", string | null>;
+type RawRefreshRow = Omit<RefreshTokenRow, "expiresAt" | "usedAt" | "revokedAt" | "userConfirmed"> &
+  Record<"expiresAt" | "usedAt" | "revokedAt", string | null> & { userConfirmed: number };
 type PendingRotation = { digest: string; decide: (row: RefreshTokenRow | null) => RotationPlan; done: (error?: unknown) => void };
 
 /** One rotation, inside the batch's transaction (a savepoint of its own: a refusal undoes only itself). */
 function rotateOne(s: Statements, { digest, decide }: PendingRotation): void {
   const raw = s.refresh.get(digest) as RawRefreshRow | undefined;
-  const row = raw ? { ...raw, expiresAt: sqliteDate(raw.expiresAt)!, usedAt: sqliteDate(raw.usedAt), revokedAt: sqliteDate(raw.revokedAt) } : null;
+  const row = raw
+    ? { ...raw, expiresAt: sqliteDate(raw.expiresAt)!, usedAt: sqliteDate(raw.usedAt), revokedAt: sqliteDate(raw.revokedAt), userConfirmed: raw.userConfirmed === 1 }
+    : null;
   const plan = decide(row); // throws to refuse; nothing has been written
   const at = sqliteTime(plan.at);
   if (s.touchGrant.run(at, row!.grantId).changes !== 1) throw new LostRotation(row!.grantId);
@@ -330,14 +340,18 @@ const PG = {
       FROM "RefreshToken" r JOIN "User" u ON u."id" = r."userId" WHERE r."digest" = $1
     ) found ORDER BY CASE "kind" WHEN $2 THEN 0 ELSE 1 END LIMIT 1`,
   // These three and `bearer` take several keys at once (see pgLookup).
-  refresh: `SELECT "digest", "id", "grantId", "clientId", "userId", "scopes", "expiresAt", "usedAt", "revokedAt", "jkt" FROM "RefreshToken" WHERE "digest" = ANY($1::text[])`,
+  refresh: `SELECT r."digest", r."id", r."grantId", r."clientId", r."userId", r."scopes", r."expiresAt", r."usedAt", r."revokedAt", r."jkt",
+      u."emailVerifiedAt" IS NOT NULL AS "userConfirmed"
+    FROM "RefreshToken" r JOIN "User" u ON u."id" = r."userId" WHERE r."digest" = ANY($1::text[])`,
   rememberDpop: `INSERT INTO "DpopProof" ("key", "expiresAt") VALUES ($1, $2::timestamp(3)) ON CONFLICT ("key") DO NOTHING RETURNING "id"`,
   client: `SELECT * FROM "Client" WHERE "clientId" = ANY($1::text[])`,
   userByEmail: `SELECT * FROM "User" WHERE "email" = ANY($1::text[])`,
   recentFailures: `SELECT "createdAt" FROM "FailedAttempt" WHERE "key" = $1 AND "createdAt" > $2 ORDER BY "createdAt" DESC LIMIT $3`,
+  // Nothing at all (no row) unless the user's address is confirmed.
   startGrant: `WITH g AS (
       INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt")
-      VALUES ($1::int, $2::int, $3::text, $4::text, $5::timestamp(3), $5::timestamp(3)) RETURNING "id"
+      SELECT $1::int, $2::int, $3::text, $4::text, $5::timestamp(3), $5::timestamp(3)
+      FROM "User" u WHERE u."id" = $2::int AND u."emailVerifiedAt" IS NOT NULL RETURNING "id"
     ), access AS (
       INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt")
       SELECT $6::text, g."id", $1::int, $2::int, $7::text, $5::timestamp(3), $8::timestamp(3), $16::text FROM g RETURNING "id"
@@ -350,13 +364,14 @@ const PG = {
     )
     SELECT "id" FROM g`,
   // The whole rotation of a request that narrows no scope, as one statement: the token is claimed only if it
-  // is this client's, unused, unrevoked and unexpired (the rules of src/oauth/grants/refresh-token.ts, which
-  // reads the token and says why when this claims nothing), and the new pair takes its scopes. Locks as
-  // below: the grant row first, then the token.
+  // is this client's, unused, unrevoked and unexpired, and its user's address is confirmed (the rules of
+  // src/oauth/grants/refresh-token.ts, which reads the token and says why when this claims nothing), and the
+  // new pair takes its scopes. Locks as below: the grant row first, then the token.
   rotateAtOnce: `WITH rt AS (
       SELECT "id", "grantId" FROM "RefreshToken"
       WHERE "digest" = $1::text AND "clientId" = $2::int AND "usedAt" IS NULL AND "revokedAt" IS NULL AND "expiresAt" > $3::timestamp(3)
         AND ("jkt" IS NULL OR "jkt" = $11::text)
+        AND EXISTS (SELECT 1 FROM "User" u WHERE u."id" = "RefreshToken"."userId" AND u."emailVerifiedAt" IS NOT NULL)
     ), g AS (
       UPDATE "Grant" SET "lastUsedAt" = $3::timestamp(3) FROM rt WHERE "Grant"."id" = rt."grantId" AND "Grant"."revokedAt" IS NULL
       RETURNING "Grant"."id"
@@ -577,8 +592,11 @@ export async function recentFailures(key: string, since: Date, limit: number): P
   return rows.map((row) => new Date(row.createdAt));
 }
 
-/** Starts a grant and inserts its first tokens and its audit event together; resolves with the grant's id. */
-export async function startGrant(start: NewGrant): Promise<number> {
+/**
+ * Starts a grant and inserts its first tokens and its audit event together; resolves with the grant's id, or
+ * null (and writes nothing) when the user's address is not confirmed.
+ */
+export async function startGrant(start: NewGrant): Promise<number | null> {
   const d = await driver();
   const { grant, access, refresh, audit } = start;
   if (d.kind === "postgresql") {
@@ -589,10 +607,11 @@ export async function startGrant(start: NewGrant): Promise<number> {
       audit?.type ?? null, audit?.clientId ?? null, audit?.ip ?? null, audit?.detail ?? null,
       access.jkt, refresh?.jkt ?? null,
     ]);
-    return row!.id;
+    return row?.id ?? null;
   }
   const s = statements(d.connection);
-  const insert = d.connection.transaction(() => {
+  const insert = d.connection.transaction((): number | null => {
+    if (s.userConfirmed.get(grant.userId) === undefined) return null;
     const at = sqliteTime(grant.createdAt);
     const grantId = Number(s.insertGrant.run(grant.clientId, grant.userId, grant.grantType, grant.scopes, at, at).lastInsertRowid);
     s.insertAccess.run(...tokenRowArgs({ ...access, grantId }));

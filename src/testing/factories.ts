@@ -1,6 +1,14 @@
-// Test factories. They go through the same domain functions as the CLI and the dev seed.
+// Test factories. They go through the same domain functions as the CLI and the dev seed: users are made
+// confirmed (src/users/create-user.ts), as the CLI makes them, so that they may register clients and get
+// tokens (README, Security). An unconfirmed account comes only from sign-up (src/accounts/sign-up.ts); what
+// such an account could make when nothing stopped it is written directly by the *Row helpers below.
 import { randomBytes } from "node:crypto";
 import { createClient, type TCreateClient } from "@/clients/create-client";
+import { now } from "@/clock";
+import { digest, randomSecret } from "@/server/crypto";
+import { write } from "@/server/db";
+import { formatScope, type Scope } from "@/oauth/scope";
+import { mintTokens } from "@/oauth/tokens";
 import { createUser } from "@/users/create-user";
 import { consentCsrfToken } from "@/oauth/authorization-request";
 import { BASE, call } from "@/testing/app";
@@ -61,4 +69,50 @@ export async function approvedCode(redirectUri: string) {
     raw: new URLSearchParams({ request: sealed, csrf: consentCsrfToken(user.id, sealed), decision: "approve" }).toString(),
   });
   return { user, client, code: new URL(decided.headers.get("location")!).searchParams.get("code")! };
+}
+
+/**
+ * A client row of `ownerId`, written directly, past the rules of createClient (the state an account whose
+ * address is not confirmed could leave behind when nothing stopped it; for tests of what confirmation undoes).
+ */
+export async function clientRow(options: { ownerId: number; grantType?: string; redirectUris?: string[]; firstParty?: boolean }) {
+  const secret = randomSecret();
+  const row = await write((tx) =>
+    tx.client.create({
+      data: {
+        clientId: randomSecret(16),
+        name: "Client written directly",
+        ownerId: options.ownerId,
+        grantType: options.grantType ?? "password",
+        firstParty: options.firstParty ?? false,
+        secretDigest: digest(secret),
+        redirectUris: JSON.stringify(options.redirectUris ?? []),
+      },
+    }),
+  );
+  return { id: row.id, client_id: row.clientId, client_secret: secret as string | null };
+}
+
+/**
+ * A grant of `userId` to the client (its internal id) with an access and a refresh token, written directly,
+ * past the grants' rules (as clientRow).
+ */
+export async function grantRow(options: { userId: number; clientId: number; grantType?: string; scopes?: Scope[] }) {
+  const scopes = options.scopes ?? ["readonly"];
+  return write(async (tx) => {
+    const at = now();
+    const grant = await tx.grant.create({
+      data: { clientId: options.clientId, userId: options.userId, grantType: options.grantType ?? "password", scopes: formatScope(scopes), createdAt: at, lastUsedAt: at },
+    });
+    const minted = mintTokens({ grantId: grant.id, clientId: options.clientId, userId: options.userId, scopes, refreshScopes: scopes }, at);
+    await tx.accessToken.create({ data: minted.access });
+    await tx.refreshToken.create({ data: minted.refresh! });
+    return { grantId: grant.id, accessToken: minted.record.access_token, refreshToken: minted.record.refresh_token! };
+  });
+}
+
+/** A remembered consent of `userId` for the client (its internal id), written directly (as clientRow). */
+export async function consentRow(options: { userId: number; clientId: number; scopes?: Scope[] }) {
+  const at = now();
+  return write((tx) => tx.consent.create({ data: { userId: options.userId, clientId: options.clientId, scopes: formatScope(options.scopes ?? ["readonly"]), createdAt: at, updatedAt: at } }));
 }

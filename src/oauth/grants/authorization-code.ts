@@ -51,7 +51,7 @@ export async function authorizationCodeGrant(client: Client, params: Record<stri
       const live = await tx.grant.updateMany({ where: { id: row.grantId, revokedAt: null }, data: { lastUsedAt: at } });
       if (live.count !== 1) throw new LostClaim();
       const scopes = storedScopes(row.scopes);
-      const record = await issueTokens(tx, { grantId: row.grantId, clientId: row.clientId, userId: row.userId, scopes, refreshScopes: scopes, ...dpopBinding(client, context) });
+      const record = await issueTokens(tx, { grantId: row.grantId, clientId: row.clientId, userId: row.userId, scopes, refreshScopes: scopes, ...dpopBinding(client, context) }, GRANT_TYPE);
       await recordEventInTx(tx, { type: "token.issued", userId: row.userId, clientId: client.clientId, detail: { grant_type: GRANT_TYPE, scope: record.scope } });
       return record;
     });

@@ -9,6 +9,9 @@
 // proof of that key (else invalid_grant, and it is not consumed); the new access token is bound to the
 // request's proof key, and the new refresh token keeps its predecessor's binding (a public client's unbound
 // one becomes bound when it first refreshes with a proof).
+// README, Security: the refresh token of an account whose address is not confirmed (a grant made before that
+// rule) is invalid_grant, and is not consumed; the address's first confirmation revokes it anyway
+// (src/accounts/lifecycle.ts).
 import type { Client } from "@/generated/sqlite/client";
 import { auditRow } from "@/audit/record-event";
 import { now } from "@/clock";
@@ -17,7 +20,7 @@ import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
 import { isSubset, parseScope, storedScopes } from "@/oauth/scope";
 import { LostRotation, rotateAtOnce, rotateRefreshToken, type RefreshTokenRow, type RotationPlan } from "@/server/fast-sql";
-import { accessExpiry, dpopBinding, mintTokens, newSecrets, refreshExpiry, revokeGrant, type TokenRecord } from "@/oauth/tokens";
+import { accessExpiry, dpopBinding, mintTokens, newSecrets, refreshExpiry, revokeGrant, unconfirmedAccount, type TokenRecord } from "@/oauth/tokens";
 import type { GrantContext } from "@/oauth/token-endpoint";
 
 export const GRANT_TYPE = "refresh_token";
@@ -70,6 +73,7 @@ export async function refreshTokenGrant(client: Client, params: Record<string, u
   const decide = (row: RefreshTokenRow | null): RotationPlan => {
     if (!row || row.clientId !== client.id) throw new OAuthError("invalid_grant", {}, "unknown refresh token");
     if (row.revokedAt) throw new OAuthError("invalid_grant", {}, "revoked refresh token");
+    if (!row.userConfirmed) throw unconfirmedAccount(GRANT_TYPE);
     // Not a reuse: the presenter is not the key holder (RFC 9449 5), so nothing is consumed or revoked.
     if (row.jkt !== null && row.jkt !== binding.jkt) throw new OAuthError("invalid_grant", {}, "refresh token bound to another DPoP key");
     if (row.usedAt) throw new Reused(row.grantId);
