@@ -17,6 +17,7 @@ export const AUDIT_EVENT_TYPES = [
   "permission_request.redeemed",
   "permission_request.declined",
   "signing_key.rotated",
+  "signing_key.revoked",
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
