@@ -7,8 +7,9 @@
 // A ciphertext is bound to its own row: its protected header, which AES-GCM authenticates as additional data
 // (RFC 7516 5.1 step 14), names the row's kid and generation (`gen`), both unique, and the decrypted key must
 // be the one whose public half the row publishes (its RFC 7638 thumbprint is the kid). A ciphertext copied into
-// any other row does not load there; that row signs nothing (the token request that needed it is a 500 that
-// spends no code, and the log names the key; so is a start whose key does not load). Rows written before the
+// any other row does not load there: that row signs nothing, it is skipped with an error in the log naming its
+// kid, and the newest row whose key does load signs. When none loads (AUTH_SECRET changed), a token request
+// that needs an id_token is a 500 that spends no code, and the start logs it. Rows written before the
 // header named the generation (they name only the kid) still load, checked the same way otherwise, and are
 // re-encrypted in the bound form the first time they load (a conditional update: an instance of the previous
 // version still reads the new form, since it checks only the kid).
@@ -106,8 +107,8 @@ async function decryptPrivateKey(row: KeyRow): Promise<{ key: CryptoKey; jwk: JW
 
 const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === "P2002";
 
-/** The key this process has decrypted, with the row it came from. */
-let loaded: (SigningKey & { id: number }) | null = null;
+/** The key this process signs with, and the signing row (the database's answer) it was chosen for. */
+let loaded: (SigningKey & { head: { id: number; kid: string } }) | null = null;
 
 /** Makes the first signing key unless there is one; safe when several instances start at once. */
 export async function ensureSigningKey(): Promise<void> {
@@ -141,8 +142,10 @@ async function signingRow(): Promise<{ id: number; kid: string } | null> {
 }
 
 /**
- * The key that signs new tokens: the database's signing row, asked on every call (made if there is none
- * yet); its private key is decrypted only when the row differs from the one this process last loaded.
+ * The key that signs new tokens. The database's signing row is asked on every call (made if there is none
+ * yet); only when it differs from the one this process chose for last time are the rows holding a private key
+ * read and decrypted, newest first: a row whose key does not load (a ciphertext not made for it, or another
+ * AUTH_SECRET) is skipped with an error in the log, and the next one signs. When none loads, SigningKeyError.
  */
 export async function currentSigningKey(): Promise<SigningKey> {
   for (let attempt = 0; ; attempt++) {
@@ -152,16 +155,28 @@ export async function currentSigningKey(): Promise<SigningKey> {
       head = await signingRow();
     }
     if (!head) throw new SigningKeyError("no signing key could be made");
-    if (loaded && loaded.id === head.id && loaded.kid === head.kid) return loaded;
-    const row = await (await db()).signingKey.findUnique({ where: { id: head.id } });
-    if (!row?.privateJwe || row.kid !== head.kid) {
+    if (loaded && loaded.head.id === head.id && loaded.head.kid === head.kid) return loaded;
+    const rows = await (await db()).signingKey.findMany({ where: { privateJwe: { not: null } }, orderBy: { generation: "desc" } });
+    if (rows[0]?.id !== head.id || rows[0].kid !== head.kid) {
       if (attempt < 4) continue; // rotated or revoked between the two reads: ask again
       throw new SigningKeyError("the signing key kept changing while it was being loaded");
     }
-    const { key, jwk, legacy } = await decryptPrivateKey({ ...row, privateJwe: row.privateJwe });
-    if (legacy) await rebind(row.id, row.kid, row.generation, row.privateJwe, jwk);
-    loaded = { id: row.id, kid: row.kid, key };
-    return loaded;
+    let refused: SigningKeyError | null = null;
+    for (const row of rows) {
+      let decrypted: Awaited<ReturnType<typeof decryptPrivateKey>>;
+      try {
+        decrypted = await decryptPrivateKey({ ...row, privateJwe: row.privateJwe! });
+      } catch (error) {
+        if (!(error instanceof SigningKeyError)) throw error;
+        log.error("a signing key does not load and is skipped", { kid: row.kid, generation: row.generation, error: error.message });
+        refused ??= error;
+        continue;
+      }
+      if (decrypted.legacy) await rebind(row.id, row.kid, row.generation, row.privateJwe!, decrypted.jwk);
+      loaded = { kid: row.kid, key: decrypted.key, head };
+      return loaded;
+    }
+    throw refused ?? new SigningKeyError("no signing key holds a private key");
   }
 }
 

@@ -1,7 +1,8 @@
 // OpenID Connect on the authorization code flow (CONTRACT.md 9), against the real route handlers and database:
 // discovery, the JWKS, id_tokens verified with jose against the published JWKS (at_hash recomputed here,
 // nonce echoed, auth_time from the session), refreshes, UserInfo, prompt/max_age, signing keys (encrypted at
-// rest, made once when instances race, rotated with the old key still verifying for a day, then gone).
+// rest and bound to their row, made once when instances race, rotated with the old key still verifying for a
+// day, then gone; rotated and revoked on every instance at once, two server instances in their own processes).
 //
 // Every test that verifies a signature against the JWKS, or that deletes keys, lives in this one file, so
 // that no other test file running at the same time can remove a key that a test here is about to verify.
@@ -575,6 +576,33 @@ describe("signing keys across instances: rotation and revocation at once", () =>
     expect(await (await db()).signingKey.findUnique({ where: { kid: leaked } })).toBeNull();
   }, 60_000);
 
+  it("an instance whose AUTH_SECRET decrypts no key: logs it at start and answers a request that needs an id_token with a 500 that spends nothing", async () => {
+    const [a] = instances as [Instance];
+    const { s, held } = await openidSession();
+    const signing = kidOf(await idTokenAt(a, s, held));
+    const other = await startInstance({ env: { AUTH_SECRET: "another-secret-another-secret-0123456789", LOG_LEVEL: "error" }, instrumentation: true });
+    try {
+      await other.printed(/the id_token signing key cannot be used/);
+      const response = await fetch(`${other.url}${TOKEN}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: held.refreshToken, client_id: s.client.client_id, client_secret: s.client.client_secret! }),
+      });
+      expect(response.status).toBe(500);
+      expect(await response.json()).toEqual({ error: "server_error" });
+      const logged = other
+        .output()
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(logged).toContainEqual(expect.objectContaining({ level: "error", message: "a signing key does not load and is skipped", kid: signing }));
+      // The refresh token was not spent: an instance that holds the right secret takes it.
+      expect(kidOf(await idTokenAt(a, s, held))).toBe(signing);
+    } finally {
+      await other.stop();
+    }
+  }, 60_000);
+
   it("keys:revoke of an unknown kid: exit 1 and one line naming the problem; without --kid: exit 2 with the usage", async () => {
     const unknown = await runCli("keys:revoke", "--kid", "no-such-kid", "--json");
     expect(unknown).toEqual({ code: 1, stdout: "", stderr: "error: kid: no such signing key (never made, or already revoked)\n" });
@@ -597,20 +625,20 @@ describe("a private key's ciphertext is bound to its row", () => {
     return (await (await db()).signingKey.findFirstOrThrow({ orderBy: { generation: "desc" } })).generation;
   }
 
-  /** An exchange while `forged` is the newest row: refused without spending the code, and logged. */
-  async function exchangeRefusedWhile(forgedKid: string) {
+  /** An id_token from the code flow while a forged row is the newest, and the error lines naming `forgedKid`. */
+  async function signedWhileForged(forgedKid: string) {
     const s = await setup();
-    const code = await codeFor(s, { scope: "openid" });
+    forgetLoadedSigningKey(); // as a process that starts now
     const saved = setEnvForTests({ logLevel: "warn" });
     try {
-      const { result, lines } = await captureLog(() => exchange(s, code));
-      return { s, code, result, lines: lines.filter((line) => line.level === "error" && JSON.stringify(line).includes(forgedKid)) };
+      const { result, lines } = await captureLog(() => tokensFor(s, { scope: "openid" }));
+      return { s, idToken: result.id_token!, lines: lines.filter((line) => line.level === "error" && line.kid === forgedKid) };
     } finally {
       setEnvForTests(saved);
     }
   }
 
-  it("copied into a new row under its own kid: that row's key does not load, the exchange is a 500 that spends nothing, and the log names the key", async () => {
+  it("copied into a new row under another kid: that row's key does not load, it is skipped with an error naming it, and the key of its own row signs", async () => {
     const source = await freshSigningRow();
     const { publicKey } = await generateKeyPair("RS256", { extractable: true });
     const publicJwk = await exportJWK(publicKey);
@@ -619,43 +647,37 @@ describe("a private key's ciphertext is bound to its row", () => {
       tx.signingKey.create({ data: { kid, generation: source.generation + 1000, alg: "RS256", publicJwk: JSON.stringify(publicJwk), privateJwe: source.privateJwe } }),
     );
     try {
-      const { s, code, result, lines } = await exchangeRefusedWhile(kid);
-      expect(result.status).toBe(500);
-      expect(result.json).toEqual({ error: "server_error" });
-      expect(lines.length).toBeGreaterThanOrEqual(1);
-      await write((tx) => tx.signingKey.delete({ where: { kid } }));
-      const retried = await exchange(s, code); // the code was not spent
-      expect(retried.status).toBe(200);
-      expect(decodeProtectedHeader(String(retried.json.id_token)).kid).toBe(source.kid);
+      const { s, idToken, lines } = await signedWhileForged(kid);
+      expect(decodeProtectedHeader(idToken).kid).toBe(source.kid);
+      expect((await verifyIdToken(idToken, s.client.client_id)).sub).toBe(String(s.user.id));
+      expect(lines).toEqual([expect.objectContaining({ message: "a signing key does not load and is skipped", generation: source.generation + 1000 })]);
     } finally {
       await write((tx) => tx.signingKey.deleteMany({ where: { kid } }));
     }
   });
 
-  it("copied into a new row that takes over its kid: that row's key does not load, and nothing is signed with it", async () => {
-    const source = await freshSigningRow();
-    const moved = `moved-${source.kid}`;
+  it("a retired key's ciphertext (from a backup) copied into a new row that takes over its kid: it does not sign again; the current key does", async () => {
+    const retired = await freshSigningRow(); // its ciphertext, as a backup would hold it
+    const current = await freshSigningRow(); // the retired key's private part is erased now
+    expect((await (await db()).signingKey.findUniqueOrThrow({ where: { id: retired.id } })).privateJwe).toBeNull();
+    const moved = `moved-${retired.kid}`;
     const generation = (await newestGeneration()) + 1000;
-    // The original row steps aside under another kid; a new row (another generation) claims its kid, its
-    // public key and its ciphertext.
+    // The retired row steps aside under another kid; a new row (another generation) claims its kid, its
+    // public key and its old ciphertext, and so becomes the newest row holding a private key.
     await write(async (tx) => {
-      await tx.signingKey.update({ where: { id: source.id }, data: { kid: moved } });
-      await tx.signingKey.create({ data: { kid: source.kid, generation, alg: "RS256", publicJwk: source.publicJwk, privateJwe: source.privateJwe } });
+      await tx.signingKey.update({ where: { id: retired.id }, data: { kid: moved } });
+      await tx.signingKey.create({ data: { kid: retired.kid, generation, alg: "RS256", publicJwk: retired.publicJwk, privateJwe: retired.privateJwe } });
     });
     try {
-      const { s, code, result, lines } = await exchangeRefusedWhile(source.kid);
-      expect(result.status).toBe(500);
-      expect(result.json).toEqual({ error: "server_error" });
-      expect(lines.length).toBeGreaterThanOrEqual(1);
-      await write(async (tx) => {
-        await tx.signingKey.delete({ where: { generation } });
-        await tx.signingKey.update({ where: { id: source.id }, data: { kid: source.kid } });
-      });
-      expect((await exchange(s, code)).status).toBe(200);
+      const { s, idToken, lines } = await signedWhileForged(retired.kid);
+      expect(decodeProtectedHeader(idToken).kid, "the retired key signed again").not.toBe(retired.kid);
+      expect(decodeProtectedHeader(idToken).kid).toBe(current.kid);
+      expect((await verifyIdToken(idToken, s.client.client_id)).sub).toBe(String(s.user.id));
+      expect(lines).toEqual([expect.objectContaining({ message: "a signing key does not load and is skipped", generation })]);
     } finally {
       await write(async (tx) => {
         await tx.signingKey.deleteMany({ where: { generation } });
-        await tx.signingKey.updateMany({ where: { id: source.id }, data: { kid: source.kid } });
+        await tx.signingKey.updateMany({ where: { id: retired.id }, data: { kid: retired.kid } });
       });
     }
   });
@@ -671,6 +693,7 @@ describe("a private key's ciphertext is bound to its row", () => {
     await write((tx) => tx.signingKey.create({ data: { kid, generation, alg: "RS256", publicJwk: JSON.stringify(publicJwk), privateJwe: legacy } }));
     try {
       const s = await setup();
+      forgetLoadedSigningKey(); // as a process that starts now
       const tokens = await tokensFor(s, { scope: "openid" });
       expect(decodeProtectedHeader(tokens.id_token!).kid).toBe(kid);
       expect((await verifyIdToken(tokens.id_token!, s.client.client_id)).sub).toBe(String(s.user.id));
