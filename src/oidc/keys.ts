@@ -72,8 +72,6 @@ async function makeKeyMaterial() {
   const kid = await calculateJwkThumbprint(publicJwk);
   const privateJwk = await exportJWK(privateKey);
   return {
-    kid,
-    publicJwk: JSON.stringify(publicJwk),
     /** The row's columns for generation `generation`: the ciphertext names it. */
     row: async (generation: number) => ({ kid, publicJwk: JSON.stringify(publicJwk), privateJwe: await encryptPrivateKey(privateJwk, kid, generation), generation, alg: SIGNING_ALG }),
   };

@@ -31,7 +31,7 @@ import { makeClient, makeUser } from "@/testing/factories";
 import { startInstance, type Instance } from "@/testing/instance";
 import { captureLog } from "@/testing/log-capture";
 import { sessionCookie } from "@/testing/session";
-import { ensureSigningKey, forgetLoadedSigningKey, rotateSigningKey } from "@/oidc/keys";
+import { ensureSigningKey, forgetLoadedSigningKey, revokeSigningKey, rotateSigningKey } from "@/oidc/keys";
 
 const AUTH = "/api/connect/oauth2/auth/";
 const TOKEN = "/api/connect/oauth2/token/";
@@ -436,6 +436,17 @@ describe("signing keys", () => {
     const signing = await (await db()).signingKey.findMany({ where: { privateJwe: { not: null } } });
     expect(signing).toHaveLength(1);
     expect(results.map((result) => result.kid)).toContain(signing[0]!.kid);
+  });
+
+  it("a revocation of the signing key started together with two rotations: all succeed, one key signs, the revoked kid is gone", async () => {
+    const { kid } = await rotateSigningKey();
+    const [revoked, ...rotations] = await Promise.all([revokeSigningKey(kid), rotateSigningKey(), rotateSigningKey()]);
+    expect(revoked).toMatchObject({ kid });
+    expect(await (await db()).signingKey.findUnique({ where: { kid } })).toBeNull();
+    const signing = await (await db()).signingKey.findMany({ where: { privateJwe: { not: null } } });
+    expect(signing).toHaveLength(1);
+    expect([...rotations.map((rotation) => rotation.kid), revoked.rotated_to?.kid]).toContain(signing[0]!.kid);
+    await expect(revokeSigningKey(kid)).rejects.toMatchObject({ status: 404 });
   });
 
   it("instances racing to make the first key end up with one key", async () => {
