@@ -12,7 +12,8 @@
 // that needs an id_token is a 500 that spends no code, and the start logs it. Rows written before the
 // header named the generation (they name only the kid) still load, checked the same way otherwise, and are
 // re-encrypted in the bound form the first time they load (a conditional update: an instance of the previous
-// version still reads the new form, since it checks only the kid).
+// version still reads the new form, since it checks only the kid). Until then such a ciphertext (or one from a
+// backup made before) loads in any row carrying its kid and public key, that is, only as that same key pair.
 //
 // Rotation and revocation take effect on every instance at once, with no window: before each signature the
 // signing path asks the database which row signs now (one statement on the unique index of `generation`,
