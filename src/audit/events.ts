@@ -19,6 +19,7 @@ export const AUDIT_EVENT_TYPES = [
   "signing_key.rotated",
   "account.confirmed",
   "password.reset",
+  "signing_key.revoked",
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

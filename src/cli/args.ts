@@ -18,11 +18,34 @@ export const COMMON_OPTIONS = {
 
 export type CommonFlags = { json: boolean; help: boolean };
 
+/**
+ * `--opt -value` as `--opt=-value`: a value may begin with a dash (a signing key's kid is base64url), which
+ * parseArgs refuses as ambiguous unless joined. Not when the word after is itself one of the options (then
+ * the value was forgotten, and parseArgs says so).
+ */
+function joinDashValues(args: string[], options: OptionsConfig): string[] {
+  const spellings = new Set(Object.entries(options).flatMap(([name, config]) => [`--${name}`, ...(config.short ? [`-${config.short}`] : [])]));
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    const option = arg.startsWith("--") && Object.hasOwn(options, arg.slice(2)) ? options[arg.slice(2)] : undefined;
+    if (option?.type === "string" && next !== undefined && next.startsWith("-") && next !== "--" && !spellings.has(next.split("=")[0]!)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
+}
+
 /** Parses `args` (the command line after the command name) strictly: unknown options and stray words are refused. */
 export function parseOptions(args: string[], options: OptionsConfig): { flags: CommonFlags; values: Record<string, unknown> } {
   let values: Record<string, unknown>;
+  const all = { ...options, ...COMMON_OPTIONS };
   try {
-    ({ values } = parseArgs({ args, options: { ...options, ...COMMON_OPTIONS }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({ args: joinDashValues(args, all), options: all, strict: true, allowPositionals: false }));
   } catch (error) {
     // parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes and a sentence that names the option.
     throw new UsageError((error as Error).message.split("\n")[0]!);

@@ -346,7 +346,7 @@ describe("the command line", () => {
     const run = await cli("--help");
     expect(run.code).toBe(0);
     expect(run.stderr).toBe("");
-    for (const command of ["user:create", "client:create", "bundle:create", "mail:list", "mail:deliver", "keys:rotate", "tokens:prune"]) {
+    for (const command of ["user:create", "client:create", "bundle:create", "mail:list", "mail:deliver", "keys:rotate", "keys:revoke", "tokens:prune"]) {
       expect(run.stdout).toContain(command);
     }
   });

@@ -13,7 +13,7 @@ import { deliverDue, MAX_ATTEMPTS, pendingMailCount } from "@/email/deliver";
 import { listMail } from "@/email/list-mail";
 import { ApiError } from "@/http/errors";
 import { pruneTokens } from "@/maintenance/prune-tokens";
-import { rotateSigningKey } from "@/oidc/keys";
+import { revokeSigningKey, rotateSigningKey } from "@/oidc/keys";
 import { db } from "@/server/db";
 import { createUser } from "@/users/create-user";
 import { userUri } from "@/users/represent";
@@ -244,6 +244,24 @@ function keysRotate(values: Record<string, unknown>): Task {
   };
 }
 
+// keys:revoke (README, Security: a key that leaked) -----------------------------------------------------------
+
+const ZKeysRevoke = z.object({ kid: required("kid").min(1, "--kid must not be empty") }).strict();
+
+function keysRevoke(values: Record<string, unknown>): Task {
+  const options = validateOptions(ZKeysRevoke, values);
+  return async () => {
+    const revoked = await revokeSigningKey(options.kid);
+    const rotated = revoked.rotated_to
+      ? ` It was the signing key: the new key ${revoked.rotated_to.kid} (created ${revoked.rotated_to.created_at}) signs id_tokens from now on.`
+      : "";
+    return {
+      json: revoked,
+      text: `Revoked signing key ${revoked.kid}: it is no longer in the JWKS, so id_tokens it signed no longer verify.${rotated}`,
+    };
+  };
+}
+
 // The table ---------------------------------------------------------------------------------------------------
 
 export const COMMANDS: Record<string, Command> = {
@@ -310,6 +328,12 @@ export const COMMANDS: Record<string, Command> = {
     summary: "Make a new id_token signing key, used from now on; older public keys stay in the JWKS for a day.",
     options: {},
     prepare: keysRotate,
+  },
+  "keys:revoke": {
+    usage: "keys:revoke --kid K",
+    summary: "Withdraw a signing key (one that leaked) from the JWKS at once, so that what it signed stops verifying; when it is the signing key, a new key is made first.",
+    options: { kid: { type: "string" } },
+    prepare: keysRevoke,
   },
   "audit:list": {
     usage: "audit:list [--user E] [--type T] [--limit N]",

@@ -52,7 +52,7 @@ export async function handleTokenRequest(request: Request): Promise<Response> {
   const context: GrantContext = { jkt: dpopHeader(request) === null ? null : await proofKey(request) };
   const mayCarryIdToken = MAY_CARRY_ID_TOKEN.has(grantType);
   // Load the signing key before a code or refresh token is spent, so that a key that cannot be used fails
-  // the request before anything is consumed (it is cached: no database read on most requests).
+  // the request before anything is consumed (one indexed read; the key itself is decrypted once per process).
   if (mayCarryIdToken) await currentSigningKey();
   const record = await handler(client, params, context);
   const idToken = mayCarryIdToken && record.scopes.includes("openid") ? await idTokenForAccessToken(record.access_token) : null;

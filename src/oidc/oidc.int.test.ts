@@ -1,22 +1,37 @@
 // OpenID Connect on the authorization code flow (CONTRACT.md 9), against the real route handlers and database:
 // discovery, the JWKS, id_tokens verified with jose against the published JWKS (at_hash recomputed here,
 // nonce echoed, auth_time from the session), refreshes, UserInfo, prompt/max_age, signing keys (encrypted at
-// rest, made once when instances race, rotated with the old key still verifying for a day, then gone).
+// rest and bound to their row, made once when instances race, rotated with the old key still verifying for a
+// day, then gone; rotated and revoked on every instance at once, two server instances in their own processes).
 //
 // Every test that verifies a signature against the JWKS, or that deletes keys, lives in this one file, so
 // that no other test file running at the same time can remove a key that a test here is about to verify.
-import { createHash } from "node:crypto";
-import { compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
-import { afterEach, describe, expect, it } from "vitest";
+import { createHash, hkdfSync } from "node:crypto";
+import {
+  calculateJwkThumbprint,
+  CompactEncrypt,
+  compactVerify,
+  createLocalJWKSet,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWTPayload,
+} from "jose";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { advanceClock, nowMs, resetClock } from "@/clock";
+import { setEnvForTests } from "@/env";
 import { consentCsrfToken } from "@/oauth/authorization-request";
 import { s256 } from "@/oauth/pkce";
 import { db, write } from "@/server/db";
 import { call } from "@/testing/app";
 import { runCli } from "@/testing/cli";
 import { grantRow, makeClient, makeUser } from "@/testing/factories";
+import { startInstance, type Instance } from "@/testing/instance";
+import { captureLog } from "@/testing/log-capture";
 import { sessionCookie } from "@/testing/session";
-import { ensureSigningKey, forgetLoadedSigningKey, rotateSigningKey } from "@/oidc/keys";
+import { ensureSigningKey, forgetLoadedSigningKey, revokeSigningKey, rotateSigningKey } from "@/oidc/keys";
 
 const AUTH = "/api/connect/oauth2/auth/";
 const TOKEN = "/api/connect/oauth2/token/";
@@ -375,13 +390,13 @@ describe("prompt and max_age", () => {
 });
 
 describe("signing keys", () => {
-  it("stores the private key only as a JWE (dir, A256GCM) naming its kid, never as a plain JWK", async () => {
+  it("stores the private key only as a JWE (dir, A256GCM) naming its row (kid and generation), never as a plain JWK", async () => {
     await ensureSigningKey();
     const rows = await (await db()).signingKey.findMany({ where: { privateJwe: { not: null } } });
     expect(rows.length).toBeGreaterThanOrEqual(1);
     for (const row of rows) {
       const header = decodeProtectedHeader(row.privateJwe!);
-      expect(header).toEqual({ alg: "dir", enc: "A256GCM", kid: row.kid, cty: "jwk+json" });
+      expect(header).toEqual({ alg: "dir", enc: "A256GCM", kid: row.kid, cty: "jwk+json", gen: row.generation });
       expect(row.privateJwe!.split(".")).toHaveLength(5);
       expect(row.privateJwe).not.toMatch(/"d"\s*:/);
       expect(JSON.parse(row.publicJwk)).not.toHaveProperty("d");
@@ -428,6 +443,17 @@ describe("signing keys", () => {
     expect(results.map((result) => result.kid)).toContain(signing[0]!.kid);
   });
 
+  it("a revocation of the signing key started together with two rotations: all succeed, one key signs, the revoked kid is gone", async () => {
+    const { kid } = await rotateSigningKey();
+    const [revoked, ...rotations] = await Promise.all([revokeSigningKey(kid), rotateSigningKey(), rotateSigningKey()]);
+    expect(revoked).toMatchObject({ kid });
+    expect(await (await db()).signingKey.findUnique({ where: { kid } })).toBeNull();
+    const signing = await (await db()).signingKey.findMany({ where: { privateJwe: { not: null } } });
+    expect(signing).toHaveLength(1);
+    expect([...rotations.map((rotation) => rotation.kid), revoked.rotated_to?.kid]).toContain(signing[0]!.kid);
+    await expect(revokeSigningKey(kid)).rejects.toMatchObject({ status: 404 });
+  });
+
   it("instances racing to make the first key end up with one key", async () => {
     await write((tx) => tx.signingKey.deleteMany());
     forgetLoadedSigningKey();
@@ -450,5 +476,248 @@ describe("signing keys", () => {
     expect(Object.keys(out)).toEqual(["kid", "created_at"]);
     expect(out.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect((await jwks()).keys[0]!.kid).toBe(out.kid);
+  });
+});
+
+// Signing keys seen by every instance at once (README, Security): another server process on the same
+// database signs its very next id_token with the key `keys:rotate` made, a key withdrawn with `keys:revoke`
+// leaves every instance's JWKS on its next request (and what it signed stops verifying), and a private key's
+// ciphertext decrypts only in its own row.
+describe("signing keys across instances: rotation and revocation at once", () => {
+  let instances: Instance[] = [];
+  beforeAll(async () => {
+    instances = await Promise.all([startInstance(), startInstance()]);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(instances.map((instance) => instance.stop()));
+  });
+
+  /** A refresh at `instance`: its id_token (OpenID Connect Core 12.2), keeping the newest refresh token. */
+  async function idTokenAt(instance: Instance, s: Setup, held: { refreshToken: string }): Promise<string> {
+    const response = await fetch(`${instance.url}${TOKEN}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: held.refreshToken, client_id: s.client.client_id, client_secret: s.client.client_secret! }),
+    });
+    const body = (await response.json()) as Record<string, string>;
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    held.refreshToken = body.refresh_token ?? held.refreshToken;
+    expect(body.id_token).toBeTruthy();
+    return body.id_token!;
+  }
+
+  async function jwksAt(instance: Instance) {
+    const response = await fetch(`${instance.url}/api/connect/oauth2/jwks/`);
+    expect(response.status).toBe(200);
+    return { set: (await response.json()) as JSONWebKeySet, cacheControl: response.headers.get("cache-control") };
+  }
+
+  const kidOf = (idToken: string) => decodeProtectedHeader(idToken).kid!;
+  const verifiesAt = async (instance: Instance, idToken: string, audience: string) =>
+    jwtVerify(idToken, createLocalJWKSet((await jwksAt(instance)).set), { issuer: ISS, audience, algorithms: ["RS256"] }).then(
+      () => true,
+      () => false,
+    );
+
+  async function openidSession() {
+    const s = await setup();
+    const tokens = await tokensFor(s, { scope: "openid" });
+    return { s, held: { refreshToken: tokens.refresh_token } };
+  }
+
+  it("keys:rotate (the CLI, another process): the very next id_token from B, and from A, carries the new kid", async () => {
+    const [a, b] = instances as [Instance, Instance];
+    const { s, held } = await openidSession();
+    const before = kidOf(await idTokenAt(b, s, held));
+    expect(kidOf(await idTokenAt(a, s, held))).toBe(before); // both instances have loaded the key
+
+    const run = await runCli("keys:rotate", "--json");
+    expect(run.code, run.stderr).toBe(0);
+    const { kid } = JSON.parse(run.stdout) as { kid: string };
+    expect(kid).not.toBe(before);
+
+    expect(kidOf(await idTokenAt(b, s, held))).toBe(kid);
+    expect(kidOf(await idTokenAt(a, s, held))).toBe(kid);
+  }, 60_000);
+
+  it("keys:revoke --kid K (a retired key): gone from both instances' JWKS on their next request, and what it signed no longer verifies", async () => {
+    const [a, b] = instances as [Instance, Instance];
+    const { s, held } = await openidSession();
+    const signed = await idTokenAt(b, s, held);
+    const leaked = kidOf(signed);
+    await rotateSigningKey(); // the leaked key is now retired, still published for a day
+    for (const instance of [a, b]) {
+      expect((await jwksAt(instance)).set.keys.map((key) => key.kid)).toContain(leaked);
+      expect(await verifiesAt(instance, signed, s.client.client_id)).toBe(true);
+    }
+
+    const run = await runCli("keys:revoke", "--kid", leaked, "--json");
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(out).toEqual({ kid: leaked, revoked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), rotated_to: null });
+
+    for (const instance of [a, b]) {
+      const { set, cacheControl } = await jwksAt(instance);
+      expect(set.keys.map((key) => key.kid)).not.toContain(leaked);
+      expect(set.keys.length).toBeGreaterThanOrEqual(1);
+      expect(cacheControl).toBe("no-store"); // no cache may keep serving a withdrawn key
+      expect(await verifiesAt(instance, signed, s.client.client_id)).toBe(false);
+    }
+    expect(await (await db()).auditEvent.count({ where: { type: "signing_key.revoked", detail: { contains: leaked } } })).toBe(1);
+  }, 60_000);
+
+  it("keys:revoke of the signing key rotates first: the next id_token from B and A carries the new kid and verifies; the old one does not", async () => {
+    const [a, b] = instances as [Instance, Instance];
+    const { s, held } = await openidSession();
+    const signed = await idTokenAt(b, s, held);
+    const leaked = kidOf(signed);
+    expect(kidOf(await idTokenAt(a, s, held))).toBe(leaked);
+
+    const run = await runCli("keys:revoke", "--kid", leaked, "--json");
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout) as { kid: string; rotated_to: { kid: string; created_at: string } | null };
+    expect(out.kid).toBe(leaked);
+    expect(out.rotated_to).toEqual({ kid: expect.any(String), created_at: expect.any(String) });
+    const next = out.rotated_to!.kid;
+    expect(next).not.toBe(leaked);
+
+    for (const instance of [b, a]) {
+      const idToken = await idTokenAt(instance, s, held);
+      expect(kidOf(idToken)).toBe(next);
+      expect(await verifiesAt(instance, idToken, s.client.client_id)).toBe(true);
+      expect((await jwksAt(instance)).set.keys.map((key) => key.kid)).not.toContain(leaked);
+      expect(await verifiesAt(instance, signed, s.client.client_id)).toBe(false);
+    }
+    expect(await (await db()).signingKey.findUnique({ where: { kid: leaked } })).toBeNull();
+  }, 60_000);
+
+  it("an instance whose AUTH_SECRET decrypts no key: logs it at start and answers a request that needs an id_token with a 500 that spends nothing", async () => {
+    const [a] = instances as [Instance];
+    const { s, held } = await openidSession();
+    const signing = kidOf(await idTokenAt(a, s, held));
+    const other = await startInstance({ env: { AUTH_SECRET: "another-secret-another-secret-0123456789", LOG_LEVEL: "error" }, instrumentation: true });
+    try {
+      await other.printed(/the id_token signing key cannot be used/);
+      const response = await fetch(`${other.url}${TOKEN}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: held.refreshToken, client_id: s.client.client_id, client_secret: s.client.client_secret! }),
+      });
+      expect(response.status).toBe(500);
+      expect(await response.json()).toEqual({ error: "server_error" });
+      const logged = other
+        .output()
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(logged).toContainEqual(expect.objectContaining({ level: "error", message: "a signing key does not load and is skipped", kid: signing }));
+      // The refresh token was not spent: an instance that holds the right secret takes it.
+      expect(kidOf(await idTokenAt(a, s, held))).toBe(signing);
+    } finally {
+      await other.stop();
+    }
+  }, 60_000);
+
+  it("keys:revoke of an unknown kid: exit 1 and one line naming the problem; without --kid: exit 2 with the usage", async () => {
+    const unknown = await runCli("keys:revoke", "--kid", "no-such-kid", "--json");
+    expect(unknown).toEqual({ code: 1, stdout: "", stderr: "error: kid: no such signing key (never made, or already revoked)\n" });
+    const missing = await runCli("keys:revoke", "--json");
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^error: --kid is required\n\nUsage: npm run -s cli -- keys:revoke --kid K/);
+  }, 60_000);
+});
+
+describe("a private key's ciphertext is bound to its row", () => {
+  const encryptionKey = () => new Uint8Array(hkdfSync("sha256", process.env.AUTH_SECRET!, "", "oidc-signing-key-encryption", 32));
+
+  /** The current signing row, freshly made (so that it is in this version's format). */
+  async function freshSigningRow() {
+    const { kid } = await rotateSigningKey();
+    return (await db()).signingKey.findUniqueOrThrow({ where: { kid } });
+  }
+
+  async function newestGeneration() {
+    return (await (await db()).signingKey.findFirstOrThrow({ orderBy: { generation: "desc" } })).generation;
+  }
+
+  /** An id_token from the code flow while a forged row is the newest, and the error lines naming `forgedKid`. */
+  async function signedWhileForged(forgedKid: string) {
+    const s = await setup();
+    forgetLoadedSigningKey(); // as a process that starts now
+    const saved = setEnvForTests({ logLevel: "warn" });
+    try {
+      const { result, lines } = await captureLog(() => tokensFor(s, { scope: "openid" }));
+      return { s, idToken: result.id_token!, lines: lines.filter((line) => line.level === "error" && line.kid === forgedKid) };
+    } finally {
+      setEnvForTests(saved);
+    }
+  }
+
+  it("copied into a new row under another kid: that row's key does not load, it is skipped with an error naming it, and the key of its own row signs", async () => {
+    const source = await freshSigningRow();
+    const { publicKey } = await generateKeyPair("RS256", { extractable: true });
+    const publicJwk = await exportJWK(publicKey);
+    const kid = await calculateJwkThumbprint(publicJwk);
+    await write((tx) =>
+      tx.signingKey.create({ data: { kid, generation: source.generation + 1000, alg: "RS256", publicJwk: JSON.stringify(publicJwk), privateJwe: source.privateJwe } }),
+    );
+    try {
+      const { s, idToken, lines } = await signedWhileForged(kid);
+      expect(decodeProtectedHeader(idToken).kid).toBe(source.kid);
+      expect((await verifyIdToken(idToken, s.client.client_id)).sub).toBe(String(s.user.id));
+      expect(lines).toEqual([expect.objectContaining({ message: "a signing key does not load and is skipped", generation: source.generation + 1000 })]);
+    } finally {
+      await write((tx) => tx.signingKey.deleteMany({ where: { kid } }));
+    }
+  });
+
+  it("a retired key's ciphertext (from a backup) copied into a new row that takes over its kid: it does not sign again; the current key does", async () => {
+    const retired = await freshSigningRow(); // its ciphertext, as a backup would hold it
+    const current = await freshSigningRow(); // the retired key's private part is erased now
+    expect((await (await db()).signingKey.findUniqueOrThrow({ where: { id: retired.id } })).privateJwe).toBeNull();
+    const moved = `moved-${retired.kid}`;
+    const generation = (await newestGeneration()) + 1000;
+    // The retired row steps aside under another kid; a new row (another generation) claims its kid, its
+    // public key and its old ciphertext, and so becomes the newest row holding a private key.
+    await write(async (tx) => {
+      await tx.signingKey.update({ where: { id: retired.id }, data: { kid: moved } });
+      await tx.signingKey.create({ data: { kid: retired.kid, generation, alg: "RS256", publicJwk: retired.publicJwk, privateJwe: retired.privateJwe } });
+    });
+    try {
+      const { s, idToken, lines } = await signedWhileForged(retired.kid);
+      expect(decodeProtectedHeader(idToken).kid, "the retired key signed again").not.toBe(retired.kid);
+      expect(decodeProtectedHeader(idToken).kid).toBe(current.kid);
+      expect((await verifyIdToken(idToken, s.client.client_id)).sub).toBe(String(s.user.id));
+      expect(lines).toEqual([expect.objectContaining({ message: "a signing key does not load and is skipped", generation })]);
+    } finally {
+      await write(async (tx) => {
+        await tx.signingKey.deleteMany({ where: { generation } });
+        await tx.signingKey.updateMany({ where: { id: retired.id }, data: { kid: retired.kid } });
+      });
+    }
+  });
+
+  it("a row in the previous format (a JWE naming only its kid) still signs, and is re-encrypted bound to its row on first use", async () => {
+    const { publicKey, privateKey } = await generateKeyPair("RS256", { extractable: true });
+    const publicJwk = await exportJWK(publicKey);
+    const kid = await calculateJwkThumbprint(publicJwk);
+    const legacy = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(await exportJWK(privateKey))))
+      .setProtectedHeader({ alg: "dir", enc: "A256GCM", kid, cty: "jwk+json" })
+      .encrypt(encryptionKey());
+    const generation = (await newestGeneration()) + 1;
+    await write((tx) => tx.signingKey.create({ data: { kid, generation, alg: "RS256", publicJwk: JSON.stringify(publicJwk), privateJwe: legacy } }));
+    try {
+      const s = await setup();
+      forgetLoadedSigningKey(); // as a process that starts now
+      const tokens = await tokensFor(s, { scope: "openid" });
+      expect(decodeProtectedHeader(tokens.id_token!).kid).toBe(kid);
+      expect((await verifyIdToken(tokens.id_token!, s.client.client_id)).sub).toBe(String(s.user.id));
+      const row = await (await db()).signingKey.findUniqueOrThrow({ where: { kid } });
+      expect(row.privateJwe).not.toBe(legacy);
+      expect(decodeProtectedHeader(row.privateJwe!)).toEqual({ alg: "dir", enc: "A256GCM", kid, cty: "jwk+json", gen: generation });
+    } finally {
+      await rotateSigningKey(); // a key of this version signs again
+    }
   });
 });
