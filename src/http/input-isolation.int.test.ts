@@ -3,9 +3,11 @@
 // byte, which PostgreSQL text cannot hold (SQLSTATE 22021), sent beside legitimate requests in the same turn of
 // the event loop: the legitimate ones are answered as if it were not there, the NUL one is a 400, and nothing
 // is logged as an unexpected error.
+import pg from "pg";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setEnvForTests } from "@/env";
-import { driver } from "@/server/db";
+import { db, driver } from "@/server/db";
+import { clientByClientId, settleLookups, type PendingLookup } from "@/server/fast-sql";
 import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
 import { captureLog } from "@/testing/log-capture";
@@ -36,6 +38,10 @@ const form = (fields: Record<string, string>) => ({ raw: new URLSearchParams(fie
  * PostgreSQL while `fn` runs: the proof that lookups were gathered into one statement. Null on SQLite.
  */
 async function clientStatements<T>(fn: () => Promise<T>): Promise<{ result: T; statements: string[][] | null }> {
+  return recordStatements("fast-sql-client", fn);
+}
+
+async function recordStatements<T>(statementName: string, fn: () => Promise<T>): Promise<{ result: T; statements: string[][] | null }> {
   const d = await driver();
   if (d.kind !== "postgresql") return { result: await fn(), statements: null };
   const statements: string[][] = [];
@@ -43,7 +49,7 @@ async function clientStatements<T>(fn: () => Promise<T>): Promise<{ result: T; s
   const original = pool.query;
   pool.query = function (this: typeof pool, ...args: unknown[]) {
     const config = args[0] as { name?: string; values?: unknown[] } | undefined;
-    if (config && typeof config === "object" && config.name === "fast-sql-client") statements.push([...(config.values![0] as string[])]);
+    if (config && typeof config === "object" && config.name === statementName) statements.push([...(config.values![0] as string[])]);
     return (original as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof pool.query;
   try {
@@ -93,5 +99,81 @@ describe("a client_id holding a NUL byte beside legitimate requests in the same 
       expect.soft(result.statements.some((keys) => all.every((id) => keys.includes(id))), JSON.stringify(result.statements)).toBe(true);
       expect(result.statements.flat().filter((key) => key.includes("\u0000"))).toEqual([]);
     }
+  });
+});
+
+describe("the client lookup gathered into one statement on PostgreSQL (src/server/fast-sql.ts)", () => {
+  it("answers a key holding a NUL byte 'not found' without sending it, and the keys asked for beside it as usual, in one statement", async () => {
+    const [a, b] = [clients[0]!.client_id, clients[1]!.client_id];
+    const { result, statements } = await recordStatements("fast-sql-client", () =>
+      Promise.all([clientByClientId(a), clientByClientId(`${a}\u0000`), clientByClientId(b), clientByClientId("\u0000"), clientByClientId(a)]),
+    );
+    expect(result.map((row) => row?.clientId ?? null)).toEqual([a, null, b, null, a]);
+    if (statements) expect(statements).toEqual([[a, b]]);
+  });
+
+  it("retries a batch whose statement failed one key at a time: only the callers of the refused key get the error", async () => {
+    const d = await driver();
+    if (d.kind !== "postgresql") return; // no batches on SQLite (each lookup is its own synchronous statement)
+    const [a, b] = [clients[2]!.client_id, clients[3]!.client_id];
+    const settled: Array<string | null> = [];
+    const errors: unknown[] = [];
+    const lookup = (key: string, i: number): PendingLookup<Record<string, unknown>> => ({
+      key,
+      resolve: (row) => (settled[i] = row ? String(row.clientId) : null),
+      reject: (error) => {
+        settled[i] = "rejected";
+        errors.push(error);
+      },
+    });
+    // A batch that holds a key pgLookup itself would have kept out (the same failure as any key the database
+    // cannot take): the one statement for all fails, then each key goes alone.
+    const batch = [lookup(a, 0), lookup("bad\u0000key", 1), lookup(b, 2), lookup("unknown", 3), lookup("bad\u0000key", 4)];
+    const { statements } = await recordStatements("fast-sql-client", () => settleLookups(d.pool, "client", "clientId", batch));
+    expect(settled).toEqual([a, "rejected", b, null, "rejected"]);
+    expect(errors.map((error) => (error as { code?: string }).code)).toEqual(["22021", "22021"]);
+    expect(statements).toEqual([[a, "bad\u0000key", b, "unknown"], [a], ["bad\u0000key"], [b], ["unknown"]]);
+  });
+
+  it("does not retry when the database cannot answer: that failure is every caller's", async () => {
+    // A real pool whose server refuses connections (nothing listens on port 1): ECONNREFUSED.
+    const unreachable = new pg.Pool({ connectionString: "postgresql://app:app@127.0.0.1:1/none", connectionTimeoutMillis: 2000 });
+    let statements = 0;
+    const query = unreachable.query.bind(unreachable) as (...args: unknown[]) => Promise<unknown>;
+    unreachable.query = ((...args: unknown[]) => (statements++, query(...args))) as typeof unreachable.query;
+    const outcomes: unknown[] = [];
+    const batch = ["x", "y", "z"].map((key) => ({ key, resolve: () => outcomes.push("resolved"), reject: (error: unknown) => outcomes.push((error as { code?: string }).code) }));
+    try {
+      await settleLookups(unreachable, "client", "clientId", batch);
+    } finally {
+      await unreachable.end();
+    }
+    expect(statements).toBe(1);
+    expect(outcomes).toEqual(["ECONNREFUSED", "ECONNREFUSED", "ECONNREFUSED"]);
+  });
+});
+
+describe("a value the database refuses (src/server/db-errors.ts)", () => {
+  it("is a 400 invalid_request / a short sentence, logged as a warning without a stack, never a 500", async () => {
+    const d = await driver();
+    if (d.kind !== "postgresql") return; // SQLite text holds U+0000
+    const refused = await (await db()).client.findUnique({ where: { clientId: "a\u0000b" } }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).not.toBeNull();
+    const { errorResponse, DATABASE_INPUT_MESSAGE } = await import("@/http/route");
+    const previous = setEnvForTests({ logLevel: "info" });
+    restoreEnv = () => setEnvForTests(previous);
+    const request = new Request("http://localhost:3000/api/bundle/");
+    const { lines, result } = await captureLog(async () => [errorResponse(refused, request, "oauth"), errorResponse(refused, request, "api")]);
+    expect(result.map((r) => r.status)).toEqual([400, 400]);
+    expect(await result[0]!.json()).toEqual({ error: "invalid_request" });
+    expect(await result[1]!.json()).toEqual({ error: DATABASE_INPUT_MESSAGE });
+    expect(lines.map((line) => [line.level, line.message])).toEqual([
+      ["warn", "database refused a value"],
+      ["warn", "database refused a value"],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain("    at ");
   });
 });
