@@ -7,7 +7,10 @@ import pg from "pg";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setEnvForTests } from "@/env";
 import { db, driver } from "@/server/db";
-import { clientByClientId, settleLookups, type PendingLookup } from "@/server/fast-sql";
+import { advanceClock, now, resetClock } from "@/clock";
+import { mintTokens, startGrant } from "@/oauth/tokens";
+import { digest } from "@/server/crypto";
+import { clientByClientId, rotateRefreshToken, settleLookups, type PendingLookup, type RotationPlan } from "@/server/fast-sql";
 import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
 import { captureLog } from "@/testing/log-capture";
@@ -27,6 +30,7 @@ beforeAll(async () => {
 });
 
 afterEach(() => {
+  resetClock();
   restoreEnv?.();
   restoreEnv = null;
 });
@@ -150,6 +154,34 @@ describe("the client lookup gathered into one statement on PostgreSQL (src/serve
     }
     expect(statements).toBe(1);
     expect(outcomes).toEqual(["ECONNREFUSED", "ECONNREFUSED", "ECONNREFUSED"]);
+  });
+});
+
+describe("refresh rotations asked for together (one SQLite transaction, a savepoint each; on PostgreSQL one statement each)", () => {
+  it("one whose statement the database refuses (a token digest already taken) fails alone, and writes nothing; the others commit", async () => {
+    const owner = await makeUser();
+    const client = await makeClient({ ownerId: owner.id, grantType: "password" });
+    const clientRow = await (await db()).client.findUniqueOrThrow({ where: { clientId: client.client_id } });
+    const grants = [];
+    for (let i = 0; i < 3; i++) {
+      const record = await startGrant({ clientId: clientRow.id, publicClientId: clientRow.clientId, userId: owner.id, grantType: "password", scopes: ["readonly"], withRefreshToken: true });
+      const row = await (await db()).accessToken.findUniqueOrThrow({ where: { digest: digest(record.access_token) } });
+      grants.push({ record, grantId: row.grantId });
+    }
+    const taken = digest(grants[0]!.record.access_token); // an access token's digest that exists already
+    const planFor = (grant: (typeof grants)[number], clash: boolean) => (): RotationPlan => {
+      const minted = mintTokens({ grantId: grant.grantId, clientId: clientRow.id, userId: owner.id, scopes: ["readonly"], refreshScopes: ["readonly"] });
+      return { at: now(), access: clash ? { ...minted.access, digest: taken } : minted.access, refresh: minted.refresh!, audit: null };
+    };
+    const lastUsedBefore = (await (await db()).grant.findUniqueOrThrow({ where: { id: grants[1]!.grantId } })).lastUsedAt;
+    advanceClock(1000);
+    const outcomes = await Promise.allSettled(grants.map((grant, i) => rotateRefreshToken(digest(grant.record.refresh_token!), planFor(grant, i === 1))));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    const counts = await Promise.all(grants.map(async (grant) => (await db()).accessToken.count({ where: { grantId: grant.grantId } })));
+    expect(counts).toEqual([2, 1, 2]);
+    const refused = await (await db()).refreshToken.findUniqueOrThrow({ where: { digest: digest(grants[1]!.record.refresh_token!) } });
+    expect(refused.usedAt).toBeNull(); // its claim was undone with it: the token can still be used
+    expect((await (await db()).grant.findUniqueOrThrow({ where: { id: grants[1]!.grantId } })).lastUsedAt).toEqual(lastUsedBefore);
   });
 });
 
