@@ -192,12 +192,14 @@ describe("names a person reads refuse format (bidi) and line-break characters: a
     return (error as ApiError).error;
   }
 
-  it("a client's name from the CLI and the settings page (createClient), a user's name, a bundle's name (createBundle)", async () => {
+  it("a client's name (and redirect URIs) from the CLI and the settings page (createClient), a user's name, a bundle's name (createBundle)", async () => {
     for (const name of disguised) {
       expect(await refusal(() => createClient({ ownerId: session.user.id, name, grantType: "password" }))).toBe(`name: ${UNREADABLE}`);
       expect(await refusal(() => createUser({ email: uniqueEmail(), password: "long enough password", name }))).toBe(`name: ${UNREADABLE}`);
       expect(await refusal(() => createBundle({ ownerId: session.user.id, name }))).toBe(`name: ${UNREADABLE}`);
     }
+    // A redirect URI typed in the settings page's form or given to the CLI: the same rule.
+    expect(await refusal(() => createClient({ ownerId: session.user.id, name: "App", grantType: "authorization_code", redirectUris: [REDIRECT, `${REDIRECT}\u0000x`] }))).toBe("redirect_uris.1: must not contain control characters");
     const user = await makeUser({ name: "  Zoë Ångström  " });
     expect(user.name).toBe("Zoë Ångström");
   });
