@@ -2,11 +2,14 @@
 // encrypted cookie. The token carries the user's id and session version; bumping the version ("sign out
 // everywhere") ends every session at once (see src/auth/session.ts). It also carries `auth_time`, when the
 // person last typed their password (OpenID Connect's auth_time, max_age and prompt=login, CONTRACT.md 9).
+// The input rule (src/http/input-text.ts): an e-mail or password holding a control character is a failed
+// sign-in at once, before any lookup (PostgreSQL text cannot hold U+0000).
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { nowMs } from "@/clock";
 import { env } from "@/env";
 import { clientAddressFromForwarded } from "@/http/client-address";
+import { hasControlCharacter } from "@/http/input-text";
 import { signInWithPassword } from "@/users/sign-in";
 
 /** The client address of the sign-in request (CONTRACT.md 1), from the headers next-auth hands to authorize(). */
@@ -30,6 +33,7 @@ export function authOptions(): NextAuthOptions {
         name: "Email and password",
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
         async authorize(credentials, request) {
+          if (hasControlCharacter(credentials?.email ?? "") || hasControlCharacter(credentials?.password ?? "")) return null;
           const result = await signInWithPassword({
             email: credentials?.email ?? "",
             password: credentials?.password ?? "",

@@ -162,7 +162,7 @@ describe("refresh rotations asked for together (one SQLite transaction, a savepo
     const owner = await makeUser();
     const client = await makeClient({ ownerId: owner.id, grantType: "password" });
     const clientRow = await (await db()).client.findUniqueOrThrow({ where: { clientId: client.client_id } });
-    const grants = [];
+    const grants: Array<{ record: Awaited<ReturnType<typeof startGrant>>; grantId: number }> = [];
     for (let i = 0; i < 3; i++) {
       const record = await startGrant({ clientId: clientRow.id, publicClientId: clientRow.clientId, userId: owner.id, grantType: "password", scopes: ["readonly"], withRefreshToken: true });
       const row = await (await db()).accessToken.findUniqueOrThrow({ where: { digest: digest(record.access_token) } });

@@ -137,13 +137,15 @@ describe("a NUL byte (or another control character) in a parameter: a 400, never
     };
 
     it("before the redirect URI is known (client_id, redirect_uri, request_uri, response_type): the error page, never a redirect", async () => {
-      for (const extra of [{ client_id: "\u0000" }, { client_id: `${codeClient.client_id}\u0000` }, { redirect_uri: `${REDIRECT}\u0000` }, { request_uri: "urn:x\u0001" }, { response_type: "code\u0000" }]) {
+      const spoilt: Array<Record<string, string>> = [{ client_id: "\u0000" }, { client_id: `${codeClient.client_id}\u0000` }, { redirect_uri: `${REDIRECT}\u0000` }, { request_uri: "urn:x\u0001" }, { response_type: "code\u0000" }];
+      for (const extra of spoilt) {
         expectPage(await send("GET", query(extra), { headers: { cookie } }));
       }
     });
 
     it("anywhere else: invalid_request by the endpoint's rules: the error page signed out, the error redirect signed in", async () => {
-      for (const extra of [{ scope: "readonly\u0000" }, { code_challenge: "\u0000" }, { nonce: "n\u001f" }, { unknown: "\u0000" }]) {
+      const spoilt: Array<Record<string, string>> = [{ scope: "readonly\u0000" }, { code_challenge: "\u0000" }, { nonce: "n\u001f" }, { unknown: "\u0000" }];
+      for (const extra of spoilt) {
         expectPage(await send("GET", query(extra)));
         const redirected = await send("GET", query(extra), { headers: { cookie } });
         expect(redirected.status).toBe(302);
@@ -202,5 +204,16 @@ describe("names a person reads refuse format (bidi) and line-break characters: a
     expect(await refusal(() => createClient({ ownerId: session.user.id, name: "App", grantType: "authorization_code", redirectUris: [REDIRECT, `${REDIRECT}\u0000x`] }))).toBe("redirect_uris.1: must not contain control characters");
     const user = await makeUser({ name: "  Zoë Ångström  " });
     expect(user.name).toBe("Zoë Ångström");
+  });
+});
+
+describe("web sign-in (next-auth's credentials provider)", () => {
+  it("an e-mail or password holding a NUL byte is a failed sign-in, not an error", async () => {
+    const { authOptions } = await import("@/auth/options");
+    const provider = authOptions().providers[0] as unknown as { options: { authorize: (credentials: Record<string, string>, request: unknown) => Promise<unknown> } };
+    const authorize = (email: string, password: string) => provider.options.authorize({ email, password }, { headers: {} });
+    expect(await authorize(`${session.user.email}\u0000`, session.user.password)).toBeNull();
+    expect(await authorize(session.user.email, `${session.user.password}\u0000`)).toBeNull();
+    expect(await authorize(session.user.email, session.user.password)).toMatchObject({ email: session.user.email });
   });
 });
