@@ -97,12 +97,14 @@ export async function readBody(request: Request, options: BodyOptions = {}): Pro
   }
   if (type === "application/x-www-form-urlencoded" && options.form) {
     const params = new URLSearchParams(text);
-    const out: Record<string, string> = {};
-    for (const [key, value] of params) {
-      if (key in out) throw new ApiError(400, invalid);
-      out[key] = value;
+    const seen = new Set<string>();
+    for (const key of params.keys()) {
+      if (seen.has(key)) throw new ApiError(400, invalid);
+      seen.add(key);
     }
-    return checkedText(out, invalid);
+    // Own properties for every name, as JSON.parse makes them (a name such as "constructor" is no repeat, and
+    // "__proto__" is a parameter like any other, not the object's prototype).
+    return checkedText(Object.fromEntries(params) as Record<string, string>, invalid);
   }
   throw new ApiError(
     415,
