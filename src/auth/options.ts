@@ -4,6 +4,8 @@
 // person last typed their password (OpenID Connect's auth_time, max_age and prompt=login, CONTRACT.md 9).
 // A sign-in that password hashing is too busy to check is refused as "busy", never as a wrong password
 // (README, Security; the route gives it 503, src/auth/sign-in-status.ts).
+// The input rule (src/http/input-text.ts): an e-mail or password holding a control character is a failed
+// sign-in at once, before any lookup (PostgreSQL text cannot hold U+0000).
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { nowMs } from "@/clock";
@@ -11,6 +13,7 @@ import { env } from "@/env";
 import { clientAddressFromForwarded } from "@/http/client-address";
 import { ServiceBusy } from "@/http/errors";
 import { SIGN_IN_BUSY, SIGN_IN_RATE_LIMITED } from "@/auth/sign-in-status";
+import { hasControlCharacter } from "@/http/input-text";
 import { signInWithPassword } from "@/users/sign-in";
 
 /** The client address of the sign-in request (CONTRACT.md 1), from the headers next-auth hands to authorize(). */
@@ -34,6 +37,7 @@ export function authOptions(): NextAuthOptions {
         name: "Email and password",
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
         async authorize(credentials, request) {
+          if (hasControlCharacter(credentials?.email ?? "") || hasControlCharacter(credentials?.password ?? "")) return null;
           let result: Awaited<ReturnType<typeof signInWithPassword>>;
           try {
             result = await signInWithPassword({

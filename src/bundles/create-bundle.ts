@@ -1,12 +1,15 @@
+// A bundle's name is one a person reads: readableName() refuses control, format (bidi) and line-break
+// characters in it (src/http/input-text.ts).
 import { z } from "zod";
 import { now } from "@/clock";
+import { readableName } from "@/http/input-text";
 import { parseInput } from "@/http/validate";
 import { write } from "@/server/db";
 import { representBundle } from "@/bundles/represent";
 
 export const ZCreateBundle = z.object({
   ownerId: z.number().int().positive(),
-  name: z.string({ error: "must be a string" }).trim().min(1, "must not be empty").max(200, "must be at most 200 characters"),
+  name: readableName(200),
 });
 export type TCreateBundle = z.input<typeof ZCreateBundle>;
 

@@ -2,10 +2,12 @@
 // RFC 6749 2 and the rules of README "Clients". Only an account whose address is confirmed registers clients
 // (README, Security: account pre-hijacking); whatever an account registered before its first confirmation
 // is deleted by it (src/accounts/lifecycle.ts). Clients that register themselves (RFC 7591) have no owner
-// and go through src/registration/.
+// and go through src/registration/. A client's name is one a person reads (on the consent page):
+// readableName() refuses control, format (bidi) and line-break characters in it (src/http/input-text.ts).
 import { recordEventInTx } from "@/audit/record-event";
 import { z } from "zod";
 import { emailConfirmed } from "@/accounts/confirmed";
+import { readableName } from "@/http/input-text";
 import { badRequest, forbidden } from "@/http/errors";
 import { parseInput } from "@/http/validate";
 import { digest, randomSecret } from "@/server/crypto";
@@ -15,7 +17,7 @@ import { GRANT_TYPES, REDIRECTING_GRANT_TYPES, representClient } from "@/clients
 
 export const ZCreateClient = z.object({
   ownerId: z.number().int().positive(),
-  name: z.string({ error: "must be a string" }).trim().min(1, "must not be empty").max(100, "must be at most 100 characters"),
+  name: readableName(100),
   grantType: z.enum(GRANT_TYPES, { error: "must be authorization_code, implicit, password, client_credentials or device_code" }),
   redirectUris: z
     .array(z.string().trim(), { error: "must be a list of URIs" })

@@ -1,11 +1,14 @@
 // Redirect URIs (SPEC.md 5.8-5.9, CONTRACT.md 2): absolute https URLs, or http on a loopback host only
 // (RFC 8252 8.3); no fragment, no credentials. Matching is exact, except that the port of a loopback URI is
-// not compared (RFC 8252 7.3).
+// not compared (RFC 8252 7.3). No control characters (the input rule, src/http/input-text.ts): the URL parser
+// would drop or encode them, but the URI is stored and compared as it was typed.
+import { hasControlCharacter } from "@/http/input-text";
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /** Why `uri` cannot be registered, or null when it can. */
 export function redirectUriProblem(uri: string): string | null {
+  if (hasControlCharacter(uri)) return "must not contain control characters";
   let url: URL;
   try {
     url = new URL(uri);

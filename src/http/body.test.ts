@@ -152,4 +152,28 @@ describe("readBody", () => {
     const array = await failure(readBody(request("[1]", "text/plain")));
     expect({ status: array.status, error: array.error }).toEqual({ status: 400, error: "body: must be a JSON object" });
   });
+
+  it("takes form parameters named like Object's own members as parameters, not repeats", async () => {
+    const body = await readBody(request("constructor=a&valueOf=b&toString=c&__proto__=d", "application/x-www-form-urlencoded"), { form: true });
+    expect(Object.entries(body)).toEqual([["constructor", "a"], ["valueOf", "b"], ["toString", "c"], ["__proto__", "d"]]);
+    expect(Object.getPrototypeOf(body)).toBe(Object.prototype);
+  });
+
+  it("refuses a parameter, or a JSON string value or key at any depth, holding a control character: a 400 naming it", async () => {
+    const cases: Array<[body: string, type: string, field: string]> = [
+      ["client_id=a%00b", "application/x-www-form-urlencoded", "client_id"],
+      ["a%01=1", "application/x-www-form-urlencoded", "a\\u0001"],
+      ['{"a":{"b":[1,"x\\u007f"]}}', "application/json", "a.b.1"],
+      ['{"a":{"k\\u001f":"v"}}', "text/plain", "a.k\\u001f"],
+      ['{"name":"line\\nbreak"}', "application/json", "name"],
+    ];
+    for (const [body, type, field] of cases) {
+      const refused = await failure(readBody(request(body, type), { form: true }));
+      expect({ status: refused.status, error: refused.error }).toEqual({ status: 400, error: `${field}: must not contain control characters` });
+      const oauth = await failure(readBody(request(body, type), { form: true, invalidMessage: "invalid_client_metadata" }));
+      expect({ status: oauth.status, error: oauth.error }).toEqual({ status: 400, error: "invalid_client_metadata" });
+    }
+    // Other characters are the endpoints' to judge: bidi, zero-width, line separators, a lone surrogate.
+    expect(await readBody(request('{"a":"\\u202e\\u200b\\u2028\\ud800 é"}', "application/json"))).toEqual({ a: "\u202e\u200b\u2028\ud800 é" });
+  });
 });

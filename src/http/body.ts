@@ -1,6 +1,9 @@
 // Request bodies: JSON (application/json, or text/plain holding JSON so that browsers can post without a
 // preflight) and, where allowed, application/x-www-form-urlencoded. Capped at 64 KiB (413), other types 415.
-import { ApiError } from "@/http/errors";
+// The input rule (src/http/input-text.ts): a parameter, or a JSON string value or key at any depth, holding a
+// control character is refused with a 400 naming it (the endpoint's error code on OAuth endpoints).
+import { ApiError, InputError } from "@/http/errors";
+import { controlCharacterField } from "@/http/input-text";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -66,6 +69,13 @@ function mediaType(request: Request): string {
   return (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
+/** The parameters, once none holds a control character (src/http/input-text.ts). */
+function checkedText<T extends Record<string, unknown>>(params: T, invalid: string): T {
+  const field = controlCharacterField(params);
+  if (field !== null) throw new InputError(field, isCode(invalid) ? invalid : undefined);
+  return params;
+}
+
 /** Reads the body as a flat object of parameters. Form parameters that repeat are refused (RFC 6749 3.1). */
 export async function readBody(request: Request, options: BodyOptions = {}): Promise<Record<string, unknown>> {
   const invalid = options.invalidMessage ?? "body: must be a JSON object";
@@ -83,16 +93,18 @@ export async function readBody(request: Request, options: BodyOptions = {}): Pro
       throw new ApiError(400, isCode(invalid) ? invalid : "body: malformed JSON");
     }
     if (typeof value !== "object" || value === null || Array.isArray(value)) throw new ApiError(400, invalid);
-    return value as Record<string, unknown>;
+    return checkedText(value as Record<string, unknown>, invalid);
   }
   if (type === "application/x-www-form-urlencoded" && options.form) {
     const params = new URLSearchParams(text);
-    const out: Record<string, string> = {};
-    for (const [key, value] of params) {
-      if (key in out) throw new ApiError(400, invalid);
-      out[key] = value;
+    const seen = new Set<string>();
+    for (const key of params.keys()) {
+      if (seen.has(key)) throw new ApiError(400, invalid);
+      seen.add(key);
     }
-    return out;
+    // Own properties for every name, as JSON.parse makes them (a name such as "constructor" is no repeat, and
+    // "__proto__" is a parameter like any other, not the object's prototype).
+    return checkedText(Object.fromEntries(params) as Record<string, string>, invalid);
   }
   throw new ApiError(
     415,

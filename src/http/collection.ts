@@ -2,8 +2,10 @@
 //   {"meta": {"limit", "offset", "total_count", "next", "previous"}, "objects": [...]}
 // `limit` defaults to 20 (at most 100), `offset` to 0; `next`/`previous` are paths with their query string,
 // or null. Filtering and sorting are not supported (SPEC.md 2.2), so any other query parameter is a 400
-// rather than being silently ignored: a client that filters must learn that it got everything.
-import { badRequest } from "@/http/errors";
+// rather than being silently ignored: a client that filters must learn that it got everything. A query
+// parameter holding a control character is a 400 naming it (the input rule, src/http/input-text.ts).
+import { badRequest, InputError } from "@/http/errors";
+import { controlCharacterField } from "@/http/input-text";
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
@@ -29,6 +31,8 @@ function integerParam(params: URLSearchParams, name: string, fallback: number, m
 /** Reads `limit` and `offset` from a collection request; anything else in the query string is a 400. */
 export function pageRequest(request: Request): PageRequest {
   const url = new URL(request.url);
+  const refused = controlCharacterField(url.searchParams);
+  if (refused !== null) throw new InputError(refused);
   for (const name of url.searchParams.keys()) {
     if (!PAGING.has(name)) throw badRequest("filtering is not supported");
   }

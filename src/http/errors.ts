@@ -1,5 +1,6 @@
 // Errors a request can end in. Every one becomes {"error": "<string>"} with its status (CONTRACT.md 1);
 // anything else thrown is a server_error whose details go only to the log.
+import { controlCharacterMessage } from "@/http/input-text";
 
 export class ApiError extends Error {
   override name = "ApiError";
@@ -9,6 +10,21 @@ export class ApiError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(error);
+  }
+}
+
+/**
+ * A parameter refused by the input rule (src/http/input-text.ts): a 400 naming the field
+ * ("name: must not contain control characters"), or `code` where the endpoint answers an error code; on an
+ * OAuth endpoint (route() kind "oauth") without a code of its own it is answered as invalid_request.
+ */
+export class InputError extends ApiError {
+  override name = "InputError";
+  constructor(
+    readonly field: string,
+    code?: string,
+  ) {
+    super(400, code ?? controlCharacterMessage(field));
   }
 }
 

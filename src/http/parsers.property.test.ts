@@ -12,6 +12,7 @@ import { readBody } from "@/http/body";
 import { pageRequest } from "@/http/collection";
 import { ApiError } from "@/http/errors";
 import { idFromReference } from "@/http/references";
+import { controlCharacterField, hasControlCharacter, isReadableName, readableName } from "@/http/input-text";
 import { parseInput } from "@/http/validate";
 import { parseBasic } from "@/oauth/client-auth";
 import { parseScope, SCOPES } from "@/oauth/scope";
@@ -20,6 +21,20 @@ import { ZCreatePermissionRequest } from "@/permission-requests/schemas";
 import { parseUserReference, ZUserReference } from "@/users/user-reference";
 
 const RUNS = { numRuns: 300 };
+
+/** Characters the input rule is about: C0 controls, DEL, C1 NEL, lone surrogates, bidi, zero-width and line-break ones, among ordinary ones. */
+/** The oracle of the rule, written independently of src/http/input-text.ts: any key or string, at any depth. */
+function holdsControl(value: unknown): boolean {
+  if (typeof value === "string") return /[\u0000-\u001f\u007f]/.test(value);
+  if (Array.isArray(value)) return value.some(holdsControl);
+  if (value && typeof value === "object") return Object.entries(value).some(([key, child]) => holdsControl(key) || holdsControl(child));
+  return false;
+}
+
+const nastyUnit = fc.oneof(
+  fc.constantFrom("\u0000", "\u0001", "\t", "\n", "\r", "\u001b", "\u001f", "\u007f", "\u0085", "\ud800", "\udfff", "\u202a", "\u202e", "\u2066", "\u2069", "\u200b", "\u200f", "\ufeff", "\u2028", "\u2029", "\u00ad"),
+  fc.constantFrom("a", "Z", " ", "é", "😀", "=", "&", "%", ".", "\\", '"'),
+);
 
 /** Runs `fn`; a thrown error must be an ApiError with a 4xx status and a non-empty error string. */
 async function valueOr4xx<T>(fn: () => T | Promise<T>): Promise<{ value?: T; error?: ApiError }> {
@@ -157,7 +172,7 @@ describe("parsers and validators of client input, for any input (fast-check)", (
     );
   });
 
-  it("Basic credentials: both parts form-url-decoded, or nothing, or a 401 invalid_client", async () => {
+  it("Basic credentials: both parts form-url-decoded, or nothing, or a 401 invalid_client (a 400 invalid_request for a control character)", async () => {
     const encode = (text: string) => encodeURIComponent(text).replace(/%20/g, "+");
     fc.assert(
       fc.property(fc.string(), fc.string(), (id, secret) => {
@@ -169,8 +184,9 @@ describe("parsers and validators of client input, for any input (fast-check)", (
     await fc.assert(
       fc.asyncProperty(fc.oneof(fc.string(), fc.string().map((s) => `Basic ${s}`), fc.uint8Array().map((b) => `Basic ${Buffer.from(b).toString("base64")}`), fc.constant(null)), async (header) => {
         const { value: parsed, error } = await valueOr4xx(() => parseBasic(header));
-        if (error) expect(error.error).toBe("invalid_client");
+        if (error) expect(error.error).toBe(error.status === 400 ? "invalid_request" : "invalid_client");
         if (parsed) expect(typeof parsed.clientId === "string" && typeof parsed.secret === "string").toBe(true);
+        if (parsed) expect(hasControlCharacter(parsed.clientId + parsed.secret)).toBe(false);
       }),
       RUNS,
     );
@@ -230,6 +246,52 @@ describe("parsers and validators of client input, for any input (fast-check)", (
         else expect(parsed.token).toBe(key);
       }),
       RUNS,
+    );
+  });
+
+  it("the input rule: a body (JSON or form) is read only when none of its strings or keys, at any depth, holds a control character; else a 400 naming the first that does", async () => {
+    const mixed = fc.oneof(fc.string({ unit: nastyUnit, maxLength: 12 }), fc.string({ maxLength: 12 }));
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: "small" }, mixed, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie("value"), { maxLength: 3 }), fc.dictionary(mixed, tie("value"), { maxKeys: 3 })),
+    })).value;
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(fc.oneof(mixed, fc.constantFrom("__proto__", "constructor", "valueOf", "toString")), json, { maxKeys: 4 }), fc.boolean(), async (params, asForm) => {
+        const flat = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+        const request = asForm
+          ? new Request("http://localhost:3000/api/x/", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(flat).toString() })
+          : new Request("http://localhost:3000/api/x/", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) });
+        // What the server receives: a form encodes a lone surrogate as U+FFFD (two keys may then repeat: a 400).
+        const pairs = [...new URLSearchParams(new URLSearchParams(flat).toString())];
+        if (asForm && new Set(pairs.map(([k]) => k)).size !== pairs.length) return;
+        const sent = asForm ? Object.fromEntries(pairs) : (JSON.parse(JSON.stringify(params)) as Record<string, unknown>);
+        const offending = holdsControl(sent);
+        const { value, error } = await valueOr4xx(() => readBody(request, { form: true, allowEmpty: true }));
+        if (Object.keys(sent).length === 0) return;
+        const field = controlCharacterField(sent);
+        expect(offending).toBe(field !== null);
+        if (field === null) expect(value).toEqual(sent);
+        else expect(error?.error).toBe(`${field}: must not contain control characters`);
+      }),
+      RUNS,
+    );
+  });
+
+  it("names a person reads: accepted (trimmed) only without control, format (Cf), line-break or lone surrogate characters; else a 400 naming the field", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: nastyUnit, maxLength: 30 }), fc.string({ unit: "grapheme", maxLength: 30 })), (name) => {
+        const parsed = readableName(100).safeParse(name);
+        const unreadable = [...name].some((c) => /[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/u.test(c));
+        expect(isReadableName(name)).toBe(!unreadable);
+        if (parsed.success) {
+          expect(unreadable).toBe(false);
+          expect(parsed.data).toBe(name.trim());
+        } else if (unreadable) {
+          expect(parsed.error.issues[0]!.message).toBe("must not contain control, format (such as bidi) or line-break characters");
+        } else {
+          expect(name.trim() === "" || name.trim().length > 100).toBe(true);
+        }
+      }),
+      { numRuns: 1000 },
     );
   });
 });

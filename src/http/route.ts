@@ -1,15 +1,18 @@
 // One wrapper for every /api route handler: method dispatch (405 with Allow), CORS (CONTRACT.md 1), and the
 // single error path: ApiError -> its status and {"error"} (ServiceBusy, at an OAuth endpoint: 503
 // temporarily_unavailable, RFC 6749 4.1.2.1); database contention or outage -> 503 with
-// Retry-After (src/server/db-errors.ts); anything else is
-// logged with a request id and answered {"error": "server_error"}. Handlers stay plain
+// Retry-After (src/server/db-errors.ts); a database error caused by what the caller sent (a value the column
+// cannot take) -> 400, logged as a warning without a stack; anything else is
+// logged with a request id and answered {"error": "server_error"}. Route parameters follow the input rule
+// (src/http/input-text.ts): one holding a control character is a 400 naming it. Handlers stay plain
 // (Request, context) => Response | Promise<Response> so that they run anywhere a Web Request does.
 import { randomUUID } from "node:crypto";
 import { clientAddress } from "@/http/client-address";
-import { ApiError, methodNotAllowed, ServiceBusy } from "@/http/errors";
+import { ApiError, InputError, methodNotAllowed, ServiceBusy } from "@/http/errors";
+import { hasControlCharacter } from "@/http/input-text";
 import { requestContext, runWithRequestContext } from "@/http/request-context";
 import { checkedLines, json, setHeader, setHeaderLines } from "@/http/respond";
-import { databaseFailure } from "@/server/db-errors";
+import { databaseFailure, databaseInputError } from "@/server/db-errors";
 import { log, redact } from "@/server/log";
 import { countDatabaseError } from "@/server/metrics";
 
@@ -53,7 +56,14 @@ function withCors(request: Request, response: Response, allow: string[]): Respon
   return response;
 }
 
+/** An error string that is an OAuth error code rather than a sentence. */
+const isCode = (error: string) => /^[a-z_]+$/.test(error);
+
+/** The answer to a value the database refused (SQLSTATE class 22, src/server/db-errors.ts). */
+export const DATABASE_INPUT_MESSAGE = "request: holds a value that cannot be stored";
+
 export function errorResponse(error: unknown, request: Request, kind: "api" | "oauth"): Response {
+  if (error instanceof InputError && kind === "oauth" && !isCode(error.error)) return json({ error: "invalid_request" }, 400);
   if (error instanceof ApiError) {
     if (error.status >= 500) log.warn("request failed", { status: error.status, error: error.error, path: redact(new URL(request.url).pathname) });
     // Busy (password hashing): RFC 6749 4.1.2.1's temporarily_unavailable at the OAuth endpoints.
@@ -70,6 +80,14 @@ export function errorResponse(error: unknown, request: Request, kind: "api" | "o
     });
     if (failure === "busy") return json({ error: kind === "oauth" ? "temporarily_unavailable" : "service busy, retry" }, 503, { "Retry-After": "1" });
     return json({ error: kind === "oauth" ? "temporarily_unavailable" : "database unavailable" }, 503, { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) });
+  }
+  if (databaseInputError(error)) {
+    // Caused by what the caller sent (e.g. U+0000, which PostgreSQL text cannot hold): a 400, never a 500.
+    log.warn("database refused a value", {
+      path: redact(new URL(request.url).pathname),
+      error: redact(error instanceof Error ? error.message.split("\n").filter(Boolean).at(-1) ?? error.name : String(error)),
+    });
+    return json({ error: kind === "oauth" ? "invalid_request" : DATABASE_INPUT_MESSAGE }, 400);
   }
   const requestId = randomUUID();
   log.error("unexpected error", {
@@ -161,11 +179,16 @@ export function knownParamsContext<T extends RouteParamValues>(values: T): { par
   return new KnownParamsContext(values);
 }
 
-const joinParam = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join("/") : (value ?? ""));
+/** One string, refused (InputError, a 400 naming it) when it holds a control character (src/http/input-text.ts). */
+function joinParam(name: string, value: string | string[] | undefined): string {
+  const joined = Array.isArray(value) ? value.join("/") : (value ?? "");
+  if (hasControlCharacter(joined)) throw new InputError(name);
+  return joined;
+}
 
 /** A route parameter as one string (Next passes string | string[] | undefined): at once where the dispatcher
  * made the context (knownParamsContext()), after awaiting them under Next. */
 export function param(context: RouteContext, name: string): MaybePromise<string> {
   const known = (context as KnownContext)[KNOWN_PARAMS];
-  return known ? joinParam(known[name]) : context.params.then((values) => joinParam(values[name]));
+  return known ? joinParam(name, known[name]) : context.params.then((values) => joinParam(name, values[name]));
 }

@@ -15,6 +15,7 @@ import type { Client } from "@/generated/sqlite/client";
 import { now, nowMs } from "@/clock";
 import { env } from "@/env";
 import { htmlErrorPage, redirect } from "@/http/html";
+import { controlCharacterField, controlCharacterMessage } from "@/http/input-text";
 import { matchRedirectUri } from "@/clients/redirect-uri";
 import { isPublicClient, redirectUrisOf } from "@/clients/represent";
 import { sessionUserFromRequest } from "@/auth/session";
@@ -163,6 +164,12 @@ function invalidRedirectPage(clientId: string, problem: string): Response {
   ]);
 }
 
+const BEFORE_REDIRECT = new Set(["client_id", "request_uri", "redirect_uri", "response_type"]);
+
+function controlCharacterPage(field: string): Response {
+  return htmlErrorPage(400, "Invalid sign-in request", `The sign-in request's ${field} holds a control character. Go back to the application and try again.`, [["Error", "invalid_request"]]);
+}
+
 function invalidRequestPage(code: OAuthErrorCode, clientId: string): Response {
   return htmlErrorPage(
     400,
@@ -182,6 +189,10 @@ function requestUriPage(): Response {
 export async function handleAuthorizationRequest(request: Request): Promise<Response> {
   const url = new URL(request.url);
   let query = url.searchParams;
+  // The input rule (src/http/input-text.ts): a control character in what finds the client and its redirect
+  // URI is the error page; anywhere else, invalid_request by the rules below.
+  const early = controlCharacterField(new URLSearchParams([...query].filter(([name]) => BEFORE_REDIRECT.has(name))));
+  if (early !== null) return controlCharacterPage(early);
   const clientIds = query.getAll("client_id");
   if (clientIds.length !== 1 || !clientIds[0]) return unknownClientPage(clientIds[0]);
   const client = await (await db()).client.findUnique({ where: { clientId: clientIds[0] } });
@@ -229,6 +240,8 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
   const target: Target = { redirectUri, mode, state: stateValues.length === 1 && stateValues[0] ? stateValues[0] : null };
   const user = await sessionUserFromRequest(request);
   try {
+    const refused = controlCharacterField(url.searchParams);
+    if (refused !== null) throw new OAuthError("invalid_request", {}, controlCharacterMessage(refused));
     const validated = await validateAuthorizationRequest(query, client, target);
     const { prompt, maxAge: _maxAge, ...fields } = validated;
     // prompt=none never shows a page (OpenID Connect Core 3.1.2.6): it answers with an error instead.

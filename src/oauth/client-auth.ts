@@ -1,6 +1,10 @@
 // Client authentication at the token endpoint (RFC 6749 2.3.1, CONTRACT.md 4): client_id/client_secret in
 // the body, or HTTP Basic with both parts form-url-decoded; not both. Secrets are checked in constant time
 // against their stored digest. Failures are 401 invalid_client, with a Basic challenge when Basic was used.
+// The input rule (src/http/input-text.ts): a client_id or secret holding a control character, in the body or
+// in Basic, is 400 invalid_request before any lookup (PostgreSQL text cannot hold U+0000, and the lookup of
+// the client is shared with other requests: src/server/fast-sql.ts).
+import { controlCharacterMessage, hasControlCharacter } from "@/http/input-text";
 import type { Client } from "@/generated/sqlite/client";
 import { OAuthError } from "@/oauth/errors";
 import { stringParam } from "@/oauth/params";
@@ -18,11 +22,16 @@ export function parseBasic(header: string | null): { clientId: string; secret: s
   const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
   const colon = decoded.indexOf(":");
   if (colon < 0) throw basicFailure();
+  let credentials: { clientId: string; secret: string };
   try {
-    return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+    credentials = { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
   } catch {
     throw basicFailure();
   }
+  for (const [field, value] of [["client_id", credentials.clientId], ["client_secret", credentials.secret]] as const) {
+    if (hasControlCharacter(value)) throw new OAuthError("invalid_request", {}, `Basic ${controlCharacterMessage(field)}`);
+  }
+  return credentials;
 }
 
 const basicFailure = () => new OAuthError("invalid_client", { "WWW-Authenticate": 'Basic realm="oauth"' });

@@ -12,7 +12,10 @@
 //   invalid_redirect_uri); required for code and implicit, refused for the device grant.
 // - client_uri (http or https), logo_uri (https only), scope (known scopes), client_name,
 //   require_pushed_authorization_requests (RFC 9126 6). Unknown fields are ignored (RFC 7591 2).
+// - client_name is a name a person reads (on the consent page): no control, format (bidi) or line-break
+//   characters (src/http/input-text.ts readableName()).
 import { z } from "zod";
+import { readableName } from "@/http/input-text";
 import type { Client } from "@/generated/sqlite/client";
 import { env } from "@/env";
 import { redirectUriProblem } from "@/clients/redirect-uri";
@@ -24,7 +27,7 @@ const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 const AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"] as const;
 
 const ZClientMetadata = z.object({
-  client_name: z.string().trim().min(1).max(100).optional(),
+  client_name: readableName(100).optional(),
   redirect_uris: z.array(z.string()).max(20).optional(),
   grant_types: z.array(z.string()).min(1).max(5).optional(),
   response_types: z.array(z.string()).max(5).optional(),

@@ -11,6 +11,16 @@
 // driver's own errors (no code, only a message: "Connection terminated unexpectedly", "... due to connection
 // timeout", "Query read timeout"), Node's socket codes, and better-sqlite3's SQLITE_* codes; and the same in
 // every `cause` below. Seen here with Prisma 7.10, adapter-pg and pg 8 (src/server/outage*.int.test.ts).
+//
+// And which failures were caused by a value the caller sent (databaseInputError): the database refused the
+// value itself, a "data exception" (SQLSTATE class 22: 22021 invalid byte sequence, the U+0000 that
+// PostgreSQL text cannot hold; 22P05 untranslatable character; 22001 too long; 22003 out of range; 22P02
+// invalid text representation; 22007/22008 a date), Prisma's own codes for such values (P2000 too long for
+// the column, P2006 not valid, P2007 data validation, P2020 out of range, P2033 too large a number), or
+// SQLite's SQLITE_TOOBIG. Prisma 7 with adapter-pg wraps 22021 as P2039 with the SQLSTATE in
+// meta.driverAdapterError.cause (code, originalCode). These are a 400 (src/http/route.ts), never a 500: the
+// input rule (src/http/input-text.ts) refuses such values before they are sent, and this is what remains
+// when one gets through.
 
 export type DatabaseFailure = "busy" | "unavailable";
 
@@ -39,16 +49,42 @@ function classifyCode(code: string): DatabaseFailure | null {
 
 type Facts = { code?: unknown; kind?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: unknown };
 
-/** "busy", "unavailable", or null for anything that is not the database's failure to answer. */
-export function databaseFailure(error: unknown): DatabaseFailure | null {
+/** Visits `error` and what it wraps (cause, Prisma's meta.driverAdapterError), at most 16 objects, until
+ * `visit` answers true. */
+function walk(error: unknown, visit: (facts: Facts) => boolean): void {
   const seen = new Set<unknown>();
   const queue: unknown[] = [error];
-  let found: DatabaseFailure | null = null;
   while (queue.length > 0 && seen.size < 16) {
     const item = queue.shift();
     if (item === null || typeof item !== "object" || seen.has(item)) continue;
     seen.add(item);
     const facts = item as Facts;
+    if (visit(facts)) return;
+    queue.push(facts.cause);
+    const meta = facts.meta as { driverAdapterError?: unknown } | undefined;
+    if (meta && typeof meta === "object") queue.push(meta.driverAdapterError);
+  }
+}
+
+const INPUT_CODES = new Set(["P2000", "P2006", "P2007", "P2020", "P2033", "SQLITE_TOOBIG"]);
+
+/** Whether the database refused a value that a request carried (see above). */
+export function databaseInputError(error: unknown): boolean {
+  let found = false;
+  walk(error, (facts) => {
+    for (const code of [facts.code, facts.originalCode]) {
+      if (typeof code === "string" && (INPUT_CODES.has(code) || /^22[0-9A-Z]{3}$/.test(code))) found = true;
+    }
+    return found;
+  });
+  return found;
+}
+
+/** "busy", "unavailable", or null for anything that is not the database's failure to answer. */
+export function databaseFailure(error: unknown): DatabaseFailure | null {
+  let found: DatabaseFailure | null = null;
+  let unavailable = false;
+  walk(error, (facts) => {
     const verdicts: Array<DatabaseFailure | null> = [];
     for (const code of [facts.code, facts.originalCode]) if (typeof code === "string") verdicts.push(classifyCode(code));
     if (typeof facts.kind === "string") {
@@ -58,11 +94,9 @@ export function databaseFailure(error: unknown): DatabaseFailure | null {
       verdicts.push(UNAVAILABLE_MESSAGE.test(facts.message) ? "unavailable" : BUSY_MESSAGE.test(facts.message) ? "busy" : null);
     }
     // "unavailable" wins over "busy": a connection that is gone is not contention.
-    if (verdicts.includes("unavailable")) return "unavailable";
-    if (verdicts.includes("busy")) found = "busy";
-    queue.push(facts.cause);
-    const meta = facts.meta as { driverAdapterError?: unknown } | undefined;
-    if (meta && typeof meta === "object") queue.push(meta.driverAdapterError);
-  }
-  return found;
+    if (verdicts.includes("unavailable")) unavailable = true;
+    else if (verdicts.includes("busy")) found = "busy";
+    return unavailable;
+  });
+  return unavailable ? "unavailable" : found;
 }

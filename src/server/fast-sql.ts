@@ -33,6 +33,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import type { Client, User } from "@/generated/sqlite/client";
 import { connectedDriver, driver } from "@/server/db";
+import { databaseFailure } from "@/server/db-errors";
 import { env } from "@/env";
 import { log } from "@/server/log";
 import { tokenCacheHits } from "@/server/metrics";
@@ -437,10 +438,20 @@ async function pgRotate(pool: pg.Pool, digest: string, decide: (row: RefreshToke
 // CPU than everything else a bearer read does (the writes and reads on its socket, the protocol), so under
 // load one round trip serves several requests; alone, a request still makes exactly one. Each request sees
 // the database as of its own arrival or later, and gets a row of its own.
-type Pending<R> = { key: string; resolve: (row: R | null) => void; reject: (error: unknown) => void };
-const pendingLookups = new Map<string, Array<Pending<pg.QueryResultRow>>>();
+// One caller's key never fails another's lookup (README, Security): a key that PostgreSQL text cannot take
+// (U+0000: SQLSTATE 22021, which would fail the whole statement) matches no row, so it joins no batch and is
+// answered "not found" at once; and a batch whose statement fails for anything but the database's failure to
+// answer (src/server/db-errors.ts: that one is every caller's) is retried one key at a time, so that only the
+// callers of the key the database refused get its error.
+export type PendingLookup<R> = { key: string; resolve: (row: R | null) => void; reject: (error: unknown) => void };
+type LookupName = "bearer" | "refresh" | "client" | "userByEmail";
+const pendingLookups = new Map<string, Array<PendingLookup<pg.QueryResultRow>>>();
 
-function pgLookup<R extends pg.QueryResultRow>(pool: pg.Pool, name: "bearer" | "refresh" | "client" | "userByEmail", keyColumn: string, key: string): Promise<R | null> {
+/** A key PostgreSQL text cannot hold, and so no row can have. */
+const unstorableKey = (key: string) => key.includes("\u0000");
+
+function pgLookup<R extends pg.QueryResultRow>(pool: pg.Pool, name: LookupName, keyColumn: string, key: string): Promise<R | null> {
+  if (unstorableKey(key)) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
     let pending = pendingLookups.get(name);
     if (!pending) {
@@ -449,20 +460,44 @@ function pgLookup<R extends pg.QueryResultRow>(pool: pg.Pool, name: "bearer" | "
       setImmediate(() => {
         const batch = pendingLookups.get(name)!;
         pendingLookups.delete(name);
-        pgQuery<R>(pool, name, [[...new Set(batch.map((lookup) => lookup.key))]]).then(
-          (rows) => {
-            const byKey = new Map(rows.map((row) => [String(row[keyColumn]), row]));
-            for (const lookup of batch) {
-              const row = byKey.get(lookup.key);
-              lookup.resolve(row ? { ...row } : null);
-            }
-          },
-          (error: unknown) => batch.forEach((lookup) => lookup.reject(error)),
-        );
+        void settleLookups(pool, name, keyColumn, batch);
       });
     }
     pending.push({ key, resolve: resolve as (row: pg.QueryResultRow | null) => void, reject });
   });
+}
+
+function answerLookups(batch: ReadonlyArray<PendingLookup<pg.QueryResultRow>>, rows: pg.QueryResultRow[], keyColumn: string): void {
+  const byKey = new Map(rows.map((row) => [String(row[keyColumn]), row]));
+  for (const lookup of batch) {
+    const row = byKey.get(lookup.key);
+    lookup.resolve(row ? { ...row } : null);
+  }
+}
+
+/**
+ * Answers a batch of lookups (pgLookup): one statement for all their keys; when it fails for anything but the
+ * database's failure to answer, one statement per key, one after the other, each failure going only to the
+ * callers of its key. Exported for the tests of that isolation.
+ */
+export async function settleLookups(pool: pg.Pool, name: LookupName, keyColumn: string, batch: ReadonlyArray<PendingLookup<pg.QueryResultRow>>): Promise<void> {
+  const keys = [...new Set(batch.map((lookup) => lookup.key))];
+  try {
+    answerLookups(batch, await pgQuery(pool, name, [keys]), keyColumn);
+  } catch (error) {
+    if (keys.length === 1 || databaseFailure(error) !== null) {
+      for (const lookup of batch) lookup.reject(error);
+      return;
+    }
+    for (const key of keys) {
+      const callers = batch.filter((lookup) => lookup.key === key);
+      try {
+        answerLookups(callers, await pgQuery(pool, name, [[key]]), keyColumn);
+      } catch (alone) {
+        for (const lookup of callers) lookup.reject(alone);
+      }
+    }
+  }
 }
 
 // --- The statements ---------------------------------------------------------------------------------------

@@ -1,4 +1,7 @@
+// A user's e-mail, password and name. The name is one a person reads: readableName() refuses control,
+// format (bidi) and line-break characters in it (src/http/input-text.ts).
 import { z } from "zod";
+import { readableName } from "@/http/input-text";
 
 export const ZEmail = z
   .string({ error: "must be a string" })
@@ -12,8 +15,4 @@ export const ZPassword = z
   .min(8, "must be at least 8 characters")
   .max(256, "must be at most 256 characters");
 
-export const ZName = z
-  .string({ error: "must be a string" })
-  .trim()
-  .min(1, "must not be empty")
-  .max(100, "must be at most 100 characters");
+export const ZName = readableName(100);
