@@ -12,7 +12,6 @@
 //   (RFC 6749 2.3.1), and userByEmail, the password grant's resource owner (RFC 6749 4.3.2). Every column,
 //   typed as Prisma types it (from the declared column types), so that a column added to the model needs
 //   nothing here;
-// - recentFailures: the failed password checks a rate limit counts (src/oauth/rate-limit.ts);
 // - startGrant: a new grant, its first tokens and its audit event (password and implicit grants), only for a
 //   user whose address is confirmed (README, Security: the rule is src/oauth/tokens.ts's; the statement
 //   checks it where it writes);
@@ -148,7 +147,6 @@ const SQL = {
   insertAudit: `INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail") VALUES (?, ?, ?, ?, ?, ?)`,
   client: `SELECT * FROM "Client" WHERE "clientId" = ?`,
   userByEmail: `SELECT * FROM "User" WHERE "email" = ?`,
-  recentFailures: `SELECT "createdAt" FROM "FailedAttempt" WHERE "key" = ? AND "createdAt" > ? ORDER BY "createdAt" DESC LIMIT ?`,
   insertGrant: `INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt") VALUES (?, ?, ?, ?, ?, ?)`,
   userConfirmed: `SELECT 1 FROM "User" WHERE "id" = ? AND "emailVerifiedAt" IS NOT NULL`,
 } as const;
@@ -347,7 +345,6 @@ const PG = {
   rememberDpop: `INSERT INTO "DpopProof" ("key", "expiresAt") VALUES ($1, $2::timestamp(3)) ON CONFLICT ("key") DO NOTHING RETURNING "id"`,
   client: `SELECT * FROM "Client" WHERE "clientId" = ANY($1::text[])`,
   userByEmail: `SELECT * FROM "User" WHERE "email" = ANY($1::text[])`,
-  recentFailures: `SELECT "createdAt" FROM "FailedAttempt" WHERE "key" = $1 AND "createdAt" > $2 ORDER BY "createdAt" DESC LIMIT $3`,
   // Nothing at all (no row) unless the user's address is confirmed.
   startGrant: `WITH g AS (
       INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt")
@@ -615,16 +612,6 @@ export function userByEmail(email: string): Promise<User | null> {
 /** The registered client with this public client_id, or null. */
 export function clientByClientId(clientId: string): Promise<Client | null> {
   return typedRow<Client>("client", clientId);
-}
-
-/** The times of the latest `limit` failures counted under `key` after `since`, newest first. */
-export async function recentFailures(key: string, since: Date, limit: number): Promise<Date[]> {
-  const d = await driver();
-  if (d.kind === "postgresql") {
-    return (await pgQuery<{ createdAt: Date }>(d.pool, "recentFailures", [key, pgTime(since), limit])).map((row) => row.createdAt);
-  }
-  const rows = (await sqliteRead(d, (s) => s.recentFailures.all(key, sqliteTime(since), limit))) as Array<{ createdAt: string }>;
-  return rows.map((row) => new Date(row.createdAt));
 }
 
 /**
