@@ -3,16 +3,16 @@
 // WORKERS and across server instances (the counts live in the database).
 //
 // A limit is a sliding window per key: at most `max` attempts in the last `windowMs`. reserve() takes one
-// slot on each of its keys, or none: in one write transaction it inserts an attempt row for every key, then
-// counts each key's other rows in its window; when any key already holds `max`, the transaction rolls back
-// (nothing is counted) and the caller gets 429 `rate_limited` with Retry-After saying when the oldest counted
-// attempt leaves that key's window. Two reservations on one key never both pass:
-//   - PostgreSQL: the transaction first takes a transaction-scoped advisory lock per key (keys in one order,
-//     so that two reservations never wait on each other crosswise), and counts only once it holds them, with
-//     a snapshot taken after the previous holder committed (READ COMMITTED: each statement sees every commit
-//     made before it started).
-//   - SQLite: the transaction's first statement is the insert, which takes the database's write lock (across
-//     processes too) until it commits, so that the count that follows sees every earlier reservation.
+// slot on each of its keys, or none: in one atomic step it counts each key's attempts in its window and, when
+// every key has room, inserts an attempt row for each; when any key already holds `max`, nothing is counted and the
+// caller gets 429 `rate_limited` with Retry-After saying when the oldest counted attempt leaves that key's
+// window. Two reservations on one key never both pass:
+//   - PostgreSQL: one statement (the function limiter_reserve, src/server/fast-sql.ts) first takes a
+//     transaction-scoped advisory lock per key (keys in one order, so that two reservations never wait on each
+//     other crosswise), and counts only once it holds them, with a snapshot taken after the previous holder
+//     committed (each statement of a volatile function sees every commit made before it started).
+//   - SQLite: one BEGIN IMMEDIATE transaction, which holds the database's write lock (across processes too)
+//     from the count to the insert; inside a caller's transaction the insert comes first, which takes it.
 //
 // Limits that count only some outcomes give the slot back: a limit on failures (wrong passwords, wrong device
 // codes, refused permission requests) reserves before the password hash or the guess and releases the slot
@@ -22,11 +22,12 @@
 // the slot is kept exactly when the work commits.
 //
 // Caps on live rows (unexpired device authorizations and pushed requests per client) take the same per-key
-// lock, insert, then count the live rows: capInTx().
+// lock, insert, then count the live rows: lockKeysInTx() and assertUnderCapInTx().
 import { nowMs } from "@/clock";
 import { env } from "@/env";
 import { ApiError, tooManyRequests } from "@/http/errors";
-import { write, type Tx } from "@/server/db";
+import type { Tx } from "@/server/db";
+import { releaseSlots, reserveSlots, type SlotRequest } from "@/server/fast-sql";
 
 export type Limit = { max: number; windowMs: number };
 /** One key and the limit it is held to. */
@@ -58,49 +59,68 @@ export async function lockKeysInTx(tx: Tx, keys: readonly string[]): Promise<voi
   await tx.$queryRawUnsafe(LOCK_SQL, [...keys]);
 }
 
-/** Test hook (src/limits/*.test.ts): awaited by every reservation before it starts, so that a test can hold a
- * burst at the limiter and see it overlap. Unset in production: one property read. */
+/** Test hook (src/limits/*.test.ts): awaited by every reserve() before it starts, so that a test can hold a
+ * burst at the limiter and see it overlap there. Unset in production: one property read. */
 export const limiterHooks: { beforeReserve?: (keys: readonly string[]) => Promise<void> } = {};
 
 function reservationOf(ids: number[]): Reservation {
-  const releaseInTx = async (tx: Tx) => {
-    if (ids.length > 0) await tx.failedAttempt.deleteMany({ where: { id: { in: ids } } });
+  return {
+    ids,
+    release: () => releaseSlots(ids),
+    releaseInTx: async (tx: Tx) => {
+      if (ids.length > 0) await tx.failedAttempt.deleteMany({ where: { id: { in: ids } } });
+    },
   };
-  return { ids, releaseInTx, release: () => (ids.length > 0 ? write(releaseInTx) : Promise.resolve()) };
+}
+
+const refused = (waitMs: number) => tooManyRequests(Math.max(1, waitMs / 1000));
+const requests = (slots: readonly Slot[]): SlotRequest[] => slots.map(({ key, limit }) => ({ key, max: limit.max, windowMs: limit.windowMs }));
+
+/** Takes one slot on every key, or throws 429 rate_limited (Retry-After) and takes none: one atomic step of its own. */
+export async function reserve(slots: readonly Slot[]): Promise<Reservation> {
+  await limiterHooks.beforeReserve?.(slots.map((slot) => slot.key));
+  // One statement on PostgreSQL, one BEGIN IMMEDIATE transaction on SQLite (src/server/fast-sql.ts).
+  const outcome = await reserveSlots(requests(slots), new Date(nowMs()));
+  if ("waitMs" in outcome) throw refused(outcome.waitMs);
+  return reservationOf(outcome.ids);
 }
 
 /**
  * Takes one slot on every key inside the caller's transaction, or throws 429 rate_limited (Retry-After) and
- * takes none. On SQLite this must be the transaction's first statement; on PostgreSQL its lock is held until
- * the transaction ends, so call it where the work it protects begins.
+ * takes none. On SQLite this must be the transaction's first statement; on PostgreSQL the keys stay locked
+ * until the transaction ends, so call it where the work it protects begins.
  */
 export async function reserveInTx(tx: Tx, slots: readonly Slot[]): Promise<Reservation> {
-  await lockKeysInTx(tx, slots.map((slot) => slot.key));
   const at = nowMs();
+  if (env().database.kind === "postgresql") {
+    // The same function as reserve()'s statement; its advisory locks last until the caller's transaction ends.
+    const [row] = await tx.$queryRawUnsafe<Array<{ ids: number[] | null; wait_ms: bigint | number | null }>>(
+      `SELECT "ids", "wait_ms" FROM "limiter_reserve"($1::text[], $2::int[], $3::bigint[], $4::timestamp(3))`,
+      slots.map((slot) => slot.key),
+      slots.map((slot) => slot.limit.max),
+      slots.map((slot) => slot.limit.windowMs),
+      new Date(at).toISOString(),
+    );
+    if (row!.wait_ms !== null) throw refused(Number(row!.wait_ms));
+    return reservationOf((row!.ids ?? []).map(Number));
+  }
+  // SQLite: insert first (the write lock, held to the end of the transaction), then count the others.
   const createdAt = new Date(at);
   const ids: number[] = [];
   for (const slot of slots) ids.push((await tx.failedAttempt.create({ data: { key: slot.key, createdAt }, select: { id: true } })).id);
-  let waitSeconds: number | null = null;
+  let waitMs: number | null = null;
   for (const { key, limit } of slots) {
-    const recent = await tx.failedAttempt.findMany({
+    const full = await tx.failedAttempt.findFirst({
       where: { key, createdAt: { gt: new Date(at - limit.windowMs) }, id: { notIn: ids } },
       orderBy: { createdAt: "desc" },
-      take: limit.max,
+      skip: limit.max - 1,
       select: { createdAt: true },
     });
-    if (recent.length < limit.max) continue;
     // Full: the key has room again when the oldest of its last `max` attempts leaves the window.
-    const seconds = (recent[limit.max - 1]!.createdAt.getTime() + limit.windowMs - at) / 1000;
-    waitSeconds = Math.max(waitSeconds ?? 0, seconds);
+    if (full) waitMs = Math.max(waitMs ?? 0, full.createdAt.getTime() + limit.windowMs - at);
   }
-  if (waitSeconds !== null) throw tooManyRequests(Math.max(1, waitSeconds));
+  if (waitMs !== null) throw refused(waitMs);
   return reservationOf(ids);
-}
-
-/** Takes one slot on every key, or throws 429 rate_limited (Retry-After) and takes none: its own transaction. */
-export async function reserve(slots: readonly Slot[]): Promise<Reservation> {
-  await limiterHooks.beforeReserve?.(slots.map((slot) => slot.key));
-  return write((tx) => reserveInTx(tx, slots));
 }
 
 /** Whether `error` is the limiter's refusal (or any other 429). */

@@ -19,7 +19,6 @@ import { enqueueMail } from "@/email/outbox";
 import { renderPermissionRequestMail } from "@/email/permission-request-mail";
 import { formatDateTime } from "@/format/date-time";
 import { nowMs } from "@/clock";
-import { env } from "@/env";
 import { ApiError, badRequest, conflict } from "@/http/errors";
 import { parseInput } from "@/http/validate";
 import type { Principal } from "@/http/auth";
