@@ -36,13 +36,13 @@ export type Slot = { key: string; limit: Limit };
 /** The slots one attempt took: released when the attempt is not one the limit counts. */
 export type Reservation = {
   readonly ids: readonly number[];
-  /** Gives the slots back (its own write transaction). */
+  /** Gives the slots back (one statement of its own). */
   release(): Promise<void>;
   /** Gives the slots back inside the caller's transaction (with the work that decided the outcome). */
   releaseInTx(tx: Tx): Promise<void>;
 };
 
-/** The lock class of the limiter's advisory locks (the second key is the hash of the limit key). */
+/** The lock class of the limiter's advisory locks, as in limiter_reserve (the second key is the key's hash). */
 const LOCK_CLASS = 727272;
 
 // Locks each distinct key's hash in ascending order. The inner DISTINCT keeps the sorted subquery from being
