@@ -3,7 +3,7 @@
 // at once through a Barrier (src/testing/race.ts): at the handler's entrance (its body, or the call itself
 // for the functions the pages call), and checks that every request arrived before any went on.
 import { randomBytes } from "node:crypto";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
 import { signUp } from "@/accounts/sign-up";
 import { createBundle } from "@/bundles/create-bundle";
@@ -24,10 +24,17 @@ const REQUESTS = "/api/bundle_permission_request/";
 const ISS = "http://localhost:3000";
 
 let restore: Partial<Env> | undefined;
+let hashQueue: Partial<Env>;
+beforeEach(() => {
+  // The bursts are about the limits: the password-hashing queue (src/users/passwords.ts) takes them all, so
+  // that no attempt is refused as busy (a refusal that gives its slot back; src/limits/limiter.int.test.ts).
+  hashQueue = setEnvForTests({ hashQueue: 10_000 });
+});
 afterEach(() => {
   resetClock();
   if (restore) setEnvForTests(restore);
   restore = undefined;
+  setEnvForTests(hashQueue);
 });
 
 /** An address no other test uses. */
