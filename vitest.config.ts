@@ -15,6 +15,7 @@ const CHILD_PROCESS_TESTS = [
   "src/cli/cli.int.test.ts",
   "src/email/delivery-instances.int.test.ts",
   "src/http/log-lines.int.test.ts",
+  "src/limits/bursts-instances.int.test.ts",
   "src/maintenance/prune-then-404.int.test.ts",
   "src/oauth/rate-limit-instances.int.test.ts",
 ];

@@ -8,16 +8,17 @@
 //    fresh confirmation would let whoever made that account have it confirmed by the address's owner); the
 //    account's holder can send the link again once signed in.
 // Both paths hash the password and render a mail, so that they take about the same time. Sign-ups are limited
-// per client address (SIGNUP_LIMIT_PER_ADDRESS), and each address gets at most a few account mails a day
-// (src/accounts/account-mail.ts).
+// per client address (SIGNUP_LIMIT_PER_ADDRESS; an IPv6 address counts by its /64), the slot taken before the
+// password hash in one atomic step (src/limits/limiter.ts), so that a burst sent at once passes at most the
+// limit; it is given back only when the work fails before deciding (the hashing pool is full). Each address
+// gets at most a few account mails a day (src/accounts/account-mail.ts).
 import { z } from "zod";
 import { recordEvent } from "@/audit/record-event";
 import { deliverSoon } from "@/email/deliver-soon";
 import { enqueueMail, type OutgoingMail } from "@/email/outbox";
-import { ApiError } from "@/http/errors";
 import { parseInput } from "@/http/validate";
 import { nowMs } from "@/clock";
-import { assertNotLimited, recordFailuresInTx, type Limit } from "@/oauth/rate-limit";
+import { addressKey, isRateLimited, reserve, withReservation, type Limit, type Reservation } from "@/limits/limiter";
 import { randomSecret } from "@/server/crypto";
 import { db, write } from "@/server/db";
 import { hashPassword } from "@/users/passwords";
@@ -40,13 +41,17 @@ export type SignUpResult = { email: string };
 /** `ip` is the client address (CONTRACT.md 1). Throws 400 for malformed input, 429 over the address's limit. */
 export async function signUp(input: TSignUp & { ip: string }): Promise<SignUpResult> {
   const { email, password, name } = parseInput(ZSignUp, input);
-  const limitKey = `signup:${input.ip}`;
+  let taken: Reservation;
   try {
-    await assertNotLimited(limitKey, SIGNUP_LIMIT_PER_ADDRESS);
+    taken = await reserve([{ key: `signup:${addressKey(input.ip)}`, limit: SIGNUP_LIMIT_PER_ADDRESS }]);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 429) await recordEvent({ type: "rate_limited", ip: input.ip, detail: { limit: "signup" } });
+    if (isRateLimited(error)) await recordEvent({ type: "rate_limited", ip: input.ip, detail: { limit: "signup" } });
     throw error;
   }
+  return withReservation(taken, () => signUpWork(email, password, name));
+}
+
+async function signUpWork(email: string, password: string, name: string | undefined): Promise<SignUpResult> {
   // Both paths do the same expensive work (hash the password, render both mails), so that the time taken
   // does not tell whether the address has an account.
   const [passwordHash, existing] = await Promise.all([hashPassword(password), (await db()).user.findUnique({ where: { email } })]);
@@ -57,21 +62,20 @@ export async function signUp(input: TSignUp & { ip: string }): Promise<SignUpRes
     renderSignupAttempt(person),
   ]);
   if (!existing) {
-    const created = await createUnconfirmed({ ...person, passwordHash, limitKey, token, mail: confirmation });
+    const created = await createUnconfirmed({ ...person, passwordHash, token, mail: confirmation });
     if (created) return { email };
     // A concurrent sign-up with the same address won: answer as for an existing account.
   }
-  await noteAttempt(email, limitKey, existing ? note : null);
+  await noteAttempt(email, existing ? note : null);
   return { email };
 }
 
 /** The new account and its confirmation mail, in one transaction; false if the address was taken meanwhile. */
-async function createUnconfirmed(options: { email: string; name: string; passwordHash: string; limitKey: string; token: string; mail: OutgoingMail }): Promise<boolean> {
+async function createUnconfirmed(options: { email: string; name: string; passwordHash: string; token: string; mail: OutgoingMail }): Promise<boolean> {
   const { token, mail } = options;
   let mailId: number | null;
   try {
     mailId = await write(async (tx) => {
-      await recordFailuresInTx(tx, [options.limitKey]);
       const user = await tx.user.create({ data: { email: options.email, name: options.name, passwordHash: options.passwordHash, emailVerifiedAt: null } });
       const issued = await issueAccountToken(tx, { token, userId: user.id, purpose: "verify_email", email: options.email, ttlMs: VERIFY_EMAIL_TTL_MS });
       if (!(await accountMailAllowed(tx, options.email))) return null;
@@ -86,13 +90,13 @@ async function createUnconfirmed(options: { email: string; name: string; passwor
 }
 
 /** Someone signed up with an address that has an account: tell a confirmed owner; never the unconfirmed. */
-async function noteAttempt(email: string, limitKey: string, note: OutgoingMail | null): Promise<void> {
+async function noteAttempt(email: string, note: OutgoingMail | null): Promise<void> {
   const user = await (await db()).user.findUniqueOrThrow({ where: { email } });
   // `note` greets the account found at first; after losing a race to a concurrent sign-up it is rendered anew.
   const mail = user.emailVerifiedAt ? (note ?? (await renderSignupAttempt(user))) : null;
+  if (!mail) return;
   const mailId = await write(async (tx) => {
-    await recordFailuresInTx(tx, [limitKey]);
-    if (!mail || !(await accountMailAllowed(tx, email))) return null;
+    if (!(await accountMailAllowed(tx, email))) return null;
     return enqueueMail(tx, mail);
   });
   if (mailId !== null) deliverSoon([mailId]);

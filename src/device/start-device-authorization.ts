@@ -1,13 +1,18 @@
 // The device authorization endpoint, POST /api/connect/oauth2/device/ (RFC 8628 3.1 and 3.2, CONTRACT.md 10).
 // A client of the device_code grant (public, or confidential and authenticated as at the token endpoint)
 // asks for a device code and a user code; the person types the user code at verification_uri (/device).
-// The device code is stored only as its SHA-256 digest.
+// The device code is stored only as its SHA-256 digest. A client holds at most MAX_LIVE_DEVICE_AUTHORIZATIONS
+// unexpired device authorizations (then 429 rate_limited, Retry-After until the first of them expires; README,
+// Security): counted and inserted in one transaction serialised per client (src/limits/limiter.ts), so that a
+// burst cannot pass the cap.
 import { now } from "@/clock";
 import { env } from "@/env";
 import { readBody } from "@/http/body";
 import { json, NO_STORE } from "@/http/respond";
 import { digest, randomSecret } from "@/server/crypto";
 import { write } from "@/server/db";
+import { recordEvent } from "@/audit/record-event";
+import { assertUnderCapInTx, isRateLimited, lockKeysInTx } from "@/limits/limiter";
 import { authenticateClient } from "@/oauth/client-auth";
 import { OAuthError } from "@/oauth/errors";
 import { stringParam } from "@/oauth/params";
@@ -16,6 +21,8 @@ import { formatUserCode, generateUserCode } from "@/device/user-code";
 
 export const DEVICE_CODE_TTL_SECONDS = 600;
 export const DEVICE_POLL_INTERVAL_SECONDS = 5;
+/** Unexpired device authorizations per client. */
+export const MAX_LIVE_DEVICE_AUTHORIZATIONS = 100;
 /** Without `scope`, the least privilege, as for the password grant (RFC 6749 3.3 allows a default). */
 const DEFAULT_SCOPES: Scope[] = ["readonly"];
 
@@ -32,9 +39,12 @@ export async function handleDeviceAuthorizationRequest(request: Request): Promis
   for (let attempt = 0; ; attempt++) {
     const userCode = generateUserCode();
     try {
-      await write((tx) => {
+      await write(async (tx) => {
+        // PostgreSQL: one client's inserts one at a time; SQLite: the insert below is the first statement and
+        // takes the write lock.
+        await lockKeysInTx(tx, [`device-authorizations:${client.id}`]);
         const at = now();
-        return tx.deviceAuthorization.create({
+        const created = await tx.deviceAuthorization.create({
           data: {
             deviceCodeDigest: digest(deviceCode),
             userCode,
@@ -44,6 +54,13 @@ export async function handleDeviceAuthorizationRequest(request: Request): Promis
             createdAt: at,
             expiresAt: new Date(at.getTime() + DEVICE_CODE_TTL_SECONDS * 1000),
           },
+          select: { id: true },
+        });
+        const live = { clientId: client.id, expiresAt: { gt: at }, id: { not: created.id } };
+        await assertUnderCapInTx({
+          max: MAX_LIVE_DEVICE_AUTHORIZATIONS,
+          live: () => tx.deviceAuthorization.count({ where: live }),
+          ends: async () => (await tx.deviceAuthorization.findFirst({ where: live, orderBy: { expiresAt: "asc" }, select: { expiresAt: true } }))?.expiresAt ?? null,
         });
       });
       const verificationUri = `${env().appUrl}/device`;
@@ -60,6 +77,7 @@ export async function handleDeviceAuthorizationRequest(request: Request): Promis
         NO_STORE,
       );
     } catch (error) {
+      if (isRateLimited(error)) await recordEvent({ type: "rate_limited", clientId: client.clientId, detail: { limit: "device authorizations" } });
       if (!isUniqueViolation(error) || attempt >= 4) throw error;
     }
   }

@@ -2,7 +2,9 @@
 // user code shown on their device. A pending, unexpired code leads to the consent page of CONTRACT.md 3 with
 // the approval sealed like an authorization request (bound to the person, ten minutes); anything else is a
 // wrong code, and wrong codes are limited per person (10 in 15 minutes, then a 429 page), which keeps the
-// 34-bit user codes out of reach of guessing (RFC 8628 5.1). The form is protected like the consent form:
+// 34-bit user codes out of reach of guessing (RFC 8628 5.1). Each guess takes its slot before the code is
+// looked up, in one atomic step (src/limits/limiter.ts), and gives it back when the code was right, so that a
+// burst of guesses sent at once gets at most 10 looked up. The form is protected like the consent form:
 // our own Origin and a CSRF token bound to the person.
 import { now } from "@/clock";
 import { env } from "@/env";
@@ -10,13 +12,15 @@ import { recordEvent } from "@/audit/record-event";
 import { sessionUserFromRequest } from "@/auth/session";
 import { readBody } from "@/http/body";
 import { clientAddress } from "@/http/client-address";
-import { ApiError } from "@/http/errors";
 import { htmlErrorPage, redirect } from "@/http/html";
 import { db } from "@/server/db";
 import { consentCsrfToken, csrfTokenMatches, sealRequest } from "@/oauth/authorization-request";
-import { assertNotLimited, recordFailure } from "@/oauth/rate-limit";
+import { isRateLimited, reserve, type Limit, type Reservation } from "@/limits/limiter";
 import { storedScopes } from "@/oauth/scope";
 import { formatUserCode, normalizeUserCode } from "@/device/user-code";
+
+/** Wrong codes per person. */
+export const DEVICE_CODE_GUESS_LIMIT: Limit = { max: 10, windowMs: 15 * 60 * 1000 };
 
 /** What the CSRF token of the /device form is bound to, besides the person. */
 const FORM = "device-verification";
@@ -41,11 +45,11 @@ export async function handleDeviceVerification(request: Request): Promise<Respon
     return redirect(`/login?callbackUrl=${encodeURIComponent(devicePage(typed))}&prompt=login`, 303);
   }
 
-  const limitKey = `device:${user.id}`;
+  let taken: Reservation;
   try {
-    await assertNotLimited(limitKey);
+    taken = await reserve([{ key: `device:${user.id}`, limit: DEVICE_CODE_GUESS_LIMIT }]);
   } catch (error) {
-    if (!(error instanceof ApiError && error.status === 429)) throw error;
+    if (!isRateLimited(error)) throw error;
     await recordEvent({ type: "rate_limited", userId: user.id, ip: clientAddress(request), detail: { limit: "device user code" } });
     const page = htmlErrorPage(429, "Too many wrong codes", "You typed too many wrong codes. Wait a few minutes, then type the code from your device again.", [["Error", "rate_limited"]]);
     page.headers.set("Retry-After", error.headers["Retry-After"] ?? "900");
@@ -53,11 +57,17 @@ export async function handleDeviceVerification(request: Request): Promise<Respon
   }
 
   const code = normalizeUserCode(typed);
-  const row = code ? await (await db()).deviceAuthorization.findUnique({ where: { userCode: code }, include: { client: true } }) : null;
+  let row;
+  try {
+    row = code ? await (await db()).deviceAuthorization.findUnique({ where: { userCode: code }, include: { client: true } }) : null;
+  } catch (error) {
+    await taken.release(); // not decided: not counted
+    throw error;
+  }
   if (!code || !row || row.status !== "pending" || row.expiresAt <= now()) {
-    await recordFailure(limitKey);
     return redirect(`${devicePage(typed)}${typed ? "&" : "?"}error=invalid`, 303);
   }
+  await taken.release(); // a right code is not a guess the limit counts
   const sealed = sealRequest({
     clientId: row.client.clientId,
     userId: user.id,

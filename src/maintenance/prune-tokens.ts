@@ -68,7 +68,7 @@ export async function pruneTokens(): Promise<PruneCounts> {
       },
     }),
   );
-  // The rate-limit window is 15 minutes (src/oauth/rate-limit.ts); a day is ample.
+  // The longest rate-limit window is an hour (src/limits/limiter.ts); a day is ample.
   const failedAttempts = await write((tx) => tx.failedAttempt.deleteMany({ where: { createdAt: { lt: tokenCutoff } } }));
   // Ended (redeemed, declined, deleted) requests count from endedAt; those that were never ended from expiresAt.
   // Their mail first, in the same transaction, so that it is counted (the foreign key would cascade anyway).

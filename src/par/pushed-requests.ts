@@ -7,6 +7,9 @@
 // signed-in person reaches the decision, so that the way through the sign-in page does not spend it.
 // Nothing secret is stored (README, Security): only the parameters the authorization endpoint reads are kept,
 // never the client's authentication (client_secret, client_assertion), a code_verifier or anything else sent.
+// A client holds at most MAX_LIVE_PUSHED_REQUESTS unexpired pushed requests (then 429 rate_limited,
+// Retry-After until the first of them expires; README, Security): counted and inserted in one transaction
+// serialised per client (src/limits/limiter.ts), so that a burst cannot pass the cap.
 import { now } from "@/clock";
 import { readBody } from "@/http/body";
 import { json, NO_STORE } from "@/http/respond";
@@ -18,6 +21,8 @@ import { digest, randomSecret } from "@/server/crypto";
 import { write } from "@/server/db";
 import { validateAuthorizationRequest } from "@/oauth/authorize";
 import { REQUEST_URI_PREFIX } from "@/par/pushed-request-store";
+import { recordEvent } from "@/audit/record-event";
+import { assertUnderCapInTx, isRateLimited, lockKeysInTx } from "@/limits/limiter";
 
 export const PUSHED_REQUEST_TTL_SECONDS = 60;
 /**
@@ -26,6 +31,8 @@ export const PUSHED_REQUEST_TTL_SECONDS = 60;
  * them the client's authentication, which is about the push and was checked above.
  */
 const STORED = new Set(["response_type", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method", "resource", "nonce", "prompt", "max_age"]);
+/** Unexpired pushed requests per client. */
+export const MAX_LIVE_PUSHED_REQUESTS = 100;
 
 export async function handlePushedAuthorizationRequest(request: Request): Promise<Response> {
   const params = await readBody(request, { form: true, invalidMessage: "invalid_request" });
@@ -43,11 +50,23 @@ export async function handlePushedAuthorizationRequest(request: Request): Promis
   await validateAuthorizationRequest(query, client, { redirectUri: matched, mode: query.get("response_type") === "token" ? "fragment" : "query", state: state || null });
 
   const handle = randomSecret();
-  const at = now();
-  await write((tx) =>
-    tx.pushedAuthorizationRequest.create({
+  await write(async (tx) => {
+    // PostgreSQL: one client's inserts one at a time; SQLite: the insert is the first statement (write lock).
+    await lockKeysInTx(tx, [`pushed-requests:${client.id}`]);
+    const at = now();
+    const created = await tx.pushedAuthorizationRequest.create({
       data: { digest: digest(handle), clientId: client.id, params: JSON.stringify([...query]), createdAt: at, expiresAt: new Date(at.getTime() + PUSHED_REQUEST_TTL_SECONDS * 1000) },
-    }),
-  );
+      select: { id: true },
+    });
+    const live = { clientId: client.id, expiresAt: { gt: at }, id: { not: created.id } };
+    await assertUnderCapInTx({
+      max: MAX_LIVE_PUSHED_REQUESTS,
+      live: () => tx.pushedAuthorizationRequest.count({ where: live }),
+      ends: async () => (await tx.pushedAuthorizationRequest.findFirst({ where: live, orderBy: { expiresAt: "asc" }, select: { expiresAt: true } }))?.expiresAt ?? null,
+    });
+  }).catch(async (error: unknown) => {
+    if (isRateLimited(error)) await recordEvent({ type: "rate_limited", clientId: client.clientId, detail: { limit: "pushed requests" } });
+    throw error;
+  });
   return json({ request_uri: REQUEST_URI_PREFIX + handle, expires_in: PUSHED_REQUEST_TTL_SECONDS }, 201, NO_STORE);
 }

@@ -9,20 +9,22 @@
 // and the owner (who know it), a user_allowed who already has access or an equal pending request. Probing
 // costs: refused creates count against the requester (REFUSED_LIMIT an hour, then every create is 429), and
 // successes are limited per requester (CREATE_LIMIT) and per target (TARGET_LIMIT), so that nobody can use the
-// service to flood a mailbox.
+// service to flood a mailbox. Every limit is taken before the work it protects, in one atomic step
+// (src/limits/limiter.ts), so that a burst sent at once passes at most the limit: each create takes a slot of
+// the refusal limit before it looks anything up, kept only when it ends in a 400 or 409; the create and target
+// slots are taken inside the transaction that writes the request, kept exactly when it commits.
 import { recordEvent, recordEventInTx } from "@/audit/record-event";
 import { deliverSoon } from "@/email/deliver-soon";
 import { enqueueMail } from "@/email/outbox";
 import { renderPermissionRequestMail } from "@/email/permission-request-mail";
 import { formatDateTime } from "@/format/date-time";
 import { nowMs } from "@/clock";
-import { env } from "@/env";
-import { ApiError, badRequest, conflict, tooManyRequests } from "@/http/errors";
+import { ApiError, badRequest, conflict } from "@/http/errors";
 import { parseInput } from "@/http/validate";
 import type { Principal } from "@/http/auth";
-import { assertNotLimited, recordFailure } from "@/oauth/rate-limit";
+import { isRateLimited, reserve, reserveInTx, type Limit, type Reservation } from "@/limits/limiter";
 import { digest, randomSecret } from "@/server/crypto";
-import { db, write, type Tx } from "@/server/db";
+import { db, write } from "@/server/db";
 import { maySeeEmail, permissionRequestContext } from "@/users/email-visibility";
 import { findUserByReference } from "@/users/user-reference";
 import { REQUEST_INCLUDE, representPermissionRequest } from "@/permission-requests/represent";
@@ -40,51 +42,28 @@ export const CANNOT_GRANT = "user_target: cannot grant access to this bundle";
 export const ALREADY_HAS_ACCESS = "user_allowed: already has access to this bundle";
 export const ALREADY_PENDING = "a pending request for this bundle, user_allowed and user_target already exists";
 
-const refusedKey = (userId: number) => `permission_request_refused:${userId}`;
-
-/**
- * Serialises the creates of one requester and of one target, so that the hourly counts below are exact under
- * concurrency. On PostgreSQL: row locks on both users, in id order so that two transactions never wait on each
- * other crosswise (NO KEY UPDATE does not block foreign-key checks against the rows). On SQLite the
- * transaction's first statement is a write, which already serialises it with every writer.
- */
-async function lockUsers(tx: Tx, userIds: number[]): Promise<void> {
-  if (env().database.kind !== "postgresql") return;
-  for (const id of [...new Set(userIds)].sort((a, b) => a - b)) {
-    await tx.$executeRaw`SELECT 1 FROM "User" WHERE "id" = ${id} FOR NO KEY UPDATE`;
-  }
-}
-
-/** 429 once `limit` requests matching `where` were made in the last hour; Retry-After when the oldest leaves. */
-async function assertUnderLimit(tx: Tx, where: { requestedById: number } | { userTargetId: number }, limit: number, atMs: number): Promise<void> {
-  const recent = await tx.permissionRequest.findMany({
-    where: { ...where, createdAt: { gt: new Date(atMs - CREATE_WINDOW_MS) } },
-    orderBy: { createdAt: "desc" },
-    take: limit,
-    select: { createdAt: true },
-  });
-  if (recent.length < limit) return;
-  const oldest = recent[limit - 1]!.createdAt.getTime();
-  throw tooManyRequests((oldest + CREATE_WINDOW_MS - atMs) / 1000);
-}
+const hour = (max: number): Limit => ({ max, windowMs: CREATE_WINDOW_MS });
+const refusedSlot = (userId: number) => ({ key: `permission_request_refused:${userId}`, limit: hour(REFUSED_LIMIT) });
+const createSlot = (userId: number) => ({ key: `permission_request:${userId}`, limit: hour(CREATE_LIMIT) });
+const targetSlot = (userId: number) => ({ key: `permission_request_target:${userId}`, limit: hour(TARGET_LIMIT) });
 
 export async function createPermissionRequest(options: { principal: Principal; body: Record<string, unknown> }) {
   const { principal } = options;
   // A malformed body reveals nothing and is not counted.
   const input = parseInput(ZCreatePermissionRequest, options.body);
+  let refusal: Reservation | null = null;
   try {
-    await assertNotLimited(refusedKey(principal.userId), { max: REFUSED_LIMIT, windowMs: CREATE_WINDOW_MS });
-    return await create(principal, input);
+    refusal = await reserve([refusedSlot(principal.userId)]);
+    return await create(principal, input, refusal);
   } catch (error) {
-    if (error instanceof ApiError && (error.status === 400 || error.status === 409)) await recordFailure(refusedKey(principal.userId));
-    if (error instanceof ApiError && error.status === 429) {
-      await recordEvent({ type: "rate_limited", userId: principal.userId, detail: { limit: "permission_request" } });
-    }
+    // A refusal (400, 409) keeps its slot; anything else gives it back (a success already did, with its write).
+    if (refusal && !(error instanceof ApiError && (error.status === 400 || error.status === 409))) await refusal.release();
+    if (isRateLimited(error)) await recordEvent({ type: "rate_limited", userId: principal.userId, detail: { limit: "permission_request" } });
     throw error;
   }
 }
 
-async function create(principal: Principal, input: ReturnType<typeof ZCreatePermissionRequest.parse>) {
+async function create(principal: Principal, input: ReturnType<typeof ZCreatePermissionRequest.parse>, refusal: Reservation) {
   const client = await db();
 
   // Every reference first, whoever owns what.
@@ -134,11 +113,12 @@ async function create(principal: Principal, input: ReturnType<typeof ZCreatePerm
   let created;
   try {
     created = await write(async (tx) => {
-      await lockUsers(tx, [requester.id, target.id]);
+      // First: the create and target limits (on SQLite this insert takes the write lock for the transaction).
+      await reserveInTx(tx, [createSlot(requester.id), targetSlot(target.id)]);
+      // Not a refusal: its slot goes back with the write.
+      await refusal.releaseInTx(tx);
       // A pending request that expired still holds the key; it no longer blocks a new one.
       await tx.permissionRequest.updateMany({ where: { pendingKey, expiresAt: { lte: createdAt } }, data: { pendingKey: null } });
-      await assertUnderLimit(tx, { requestedById: requester.id }, CREATE_LIMIT, createdAtMs);
-      await assertUnderLimit(tx, { userTargetId: target.id }, TARGET_LIMIT, createdAtMs);
       const row = await tx.permissionRequest.create({
         data: {
           tokenDigest: digest(token),

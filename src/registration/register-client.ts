@@ -2,7 +2,9 @@
 // REGISTRATION: `off` (404), `token` (an initial access token from `registration:token`, sent as a bearer;
 // single use: the registration it allows claims it, first, in the transaction that creates the client, so
 // that a refused registration leaves it usable), `open` (anyone; such clients are marked unverified).
-// Registrations are limited per client address (20 an hour, CONTRACT.md 1's address). The answer is 201
+// Registrations are limited per client address (20 an hour; an IPv6 address counts by its /64): the slot is
+// taken in the transaction that creates the client, before anything else in it (src/limits/limiter.ts), so
+// that it counts exactly the registrations made and a burst sent at once passes at most 20. The answer is 201
 // with the client information (RFC 7591 3.2.1): the secret and the registration access token are shown this
 // once; only their digests are stored. A registered client has no owner.
 import type { Client } from "@/generated/sqlite/client";
@@ -13,7 +15,7 @@ import { ApiError, notFound } from "@/http/errors";
 import { readBody } from "@/http/body";
 import { clientAddress } from "@/http/client-address";
 import { json, NO_STORE } from "@/http/respond";
-import { assertNotLimited, recordFailuresInTx, type Limit } from "@/oauth/rate-limit";
+import { addressKey, isRateLimited, reserveInTx, type Limit } from "@/limits/limiter";
 import { digest, randomSecret } from "@/server/crypto";
 import { db, write } from "@/server/db";
 import { clientInformation, parseClientMetadata, registrationClientUri } from "@/registration/client-metadata";
@@ -45,14 +47,7 @@ export async function handleRegistrationRequest(request: Request): Promise<Respo
     const row = await (await db()).registrationToken.findUnique({ where: { digest: tokenDigest } });
     if (!row || row.usedAt || row.expiresAt <= now()) throw invalidToken(true);
   }
-  const limitKey = `register:${clientAddress(request)}`;
-  try {
-    await assertNotLimited(limitKey, REGISTRATION_LIMIT);
-  } catch (error) {
-    // CONTRACT.md 11: every limiter's refusal is an audit event (the route context holds the address).
-    await recordEvent({ type: "rate_limited", detail: { limit: "registration" } });
-    throw error;
-  }
+  const limitKey = `register:${addressKey(clientAddress(request))}`;
 
   const body = await readBody(request, { invalidMessage: "invalid_client_metadata" });
   const metadata = parseClientMetadata(body);
@@ -61,6 +56,8 @@ export async function handleRegistrationRequest(request: Request): Promise<Respo
   let client: Client;
   try {
     client = await write(async (tx) => {
+      // First: the limit (on SQLite this insert takes the write lock for the whole transaction).
+      await reserveInTx(tx, [{ key: limitKey, limit: REGISTRATION_LIMIT }]);
       const at = now();
       if (tokenDigest !== null) {
         const claimed = await tx.registrationToken.updateMany({ where: { digest: tokenDigest, usedAt: null, expiresAt: { gt: at } }, data: { usedAt: at } });
@@ -85,7 +82,6 @@ export async function handleRegistrationRequest(request: Request): Promise<Respo
           logoUri: metadata.logoUri,
         },
       });
-      await recordFailuresInTx(tx, [limitKey]);
       await recordEventInTx(tx, {
         type: "client.created",
         clientId: created.clientId,
@@ -95,6 +91,8 @@ export async function handleRegistrationRequest(request: Request): Promise<Respo
     });
   } catch (error) {
     if (error instanceof TokenLost) throw invalidToken(true); // used up by a registration racing this one
+    // Every limiter's refusal is an audit event (the route context holds the address).
+    if (isRateLimited(error)) await recordEvent({ type: "rate_limited", detail: { limit: "registration" } });
     throw error;
   }
   return json(clientInformation(client, { clientSecret: secret, registrationAccessToken }), 201, {

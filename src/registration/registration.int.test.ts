@@ -161,7 +161,8 @@ describe("REGISTRATION=open", () => {
     expect(limited.status).toBe(429);
     expect(limited.json).toEqual({ error: "rate_limited" });
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(3000);
-    const refusals = await (await db()).auditEvent.findMany({ where: { type: "rate_limited" } });
+    // This address's refusals only: other files share the database.
+    const refusals = await (await db()).auditEvent.findMany({ where: { type: "rate_limited", ip: address } });
     expect(refusals.filter((event) => JSON.stringify(event.detail).includes("registration"))).toHaveLength(1);
     expect((await register(webApp, undefined, { "x-forwarded-for": "203.0.113.77" })).status).toBe(201);
   });

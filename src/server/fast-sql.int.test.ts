@@ -6,7 +6,7 @@ import { advanceClock, now, resetClock } from "@/clock";
 import { OAuthError } from "@/oauth/errors";
 import Database from "better-sqlite3";
 import fc from "fast-check";
-import { bearerToken, clientByClientId, LostRotation, recentFailures, rotateAtOnce, rotateRefreshToken, sqliteTime, tokenByValue, userByEmail, type RotationPlan } from "@/server/fast-sql";
+import { bearerToken, clientByClientId, LostRotation, rotateAtOnce, rotateRefreshToken, sqliteTime, tokenByValue, userByEmail, type RotationPlan } from "@/server/fast-sql";
 import { mintTokens, startGrant } from "@/oauth/tokens";
 import { digest } from "@/server/crypto";
 import { env, setEnvForTests } from "@/env";
@@ -274,19 +274,6 @@ describe("startGrant", () => {
     expect(record.refresh_token).toBeUndefined();
     const access = await (await db()).accessToken.findUniqueOrThrow({ where: { digest: digest(record.access_token) } });
     expect(await (await db()).refreshToken.count({ where: { grantId: access.grantId } })).toBe(0);
-  });
-});
-
-describe("recentFailures", () => {
-  it("answers the latest failures of one key inside the window, newest first, as Prisma would", async () => {
-    const key = `test:${Math.random()}`;
-    const base = now().getTime();
-    const times = [0, 1000, 2000, 3000].map((offset) => new Date(base - 60_000 + offset));
-    await write((tx) => tx.failedAttempt.createMany({ data: [...times.map((createdAt) => ({ key, createdAt })), { key: "other", createdAt: times[3]! }] }));
-    const since = new Date(base - 60_000 + 500);
-    const viaPrisma = await (await db()).failedAttempt.findMany({ where: { key, createdAt: { gt: since } }, orderBy: { createdAt: "desc" }, take: 2 });
-    expect(await recentFailures(key, since, 2)).toEqual(viaPrisma.map((row) => row.createdAt));
-    expect(await recentFailures(key, since, 10)).toEqual([times[3], times[2], times[1]]);
   });
 });
 

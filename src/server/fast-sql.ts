@@ -12,7 +12,8 @@
 //   (RFC 6749 2.3.1), and userByEmail, the password grant's resource owner (RFC 6749 4.3.2). Every column,
 //   typed as Prisma types it (from the declared column types), so that a column added to the model needs
 //   nothing here;
-// - recentFailures: the failed password checks a rate limit counts (src/oauth/rate-limit.ts);
+// - reserveSlots, releaseSlots: the limiter's reservation of one slot per key, and giving them back
+//   (src/limits/limiter.ts holds the rules): every password check and every other limited attempt takes one;
 // - startGrant: a new grant, its first tokens and its audit event (password and implicit grants), only for a
 //   user whose address is confirmed (README, Security: the rule is src/oauth/tokens.ts's; the statement
 //   checks it where it writes);
@@ -148,9 +149,12 @@ const SQL = {
   insertAudit: `INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail") VALUES (?, ?, ?, ?, ?, ?)`,
   client: `SELECT * FROM "Client" WHERE "clientId" = ?`,
   userByEmail: `SELECT * FROM "User" WHERE "email" = ?`,
-  recentFailures: `SELECT "createdAt" FROM "FailedAttempt" WHERE "key" = ? AND "createdAt" > ? ORDER BY "createdAt" DESC LIMIT ?`,
   insertGrant: `INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt") VALUES (?, ?, ?, ?, ?, ?)`,
   userConfirmed: `SELECT 1 FROM "User" WHERE "id" = ? AND "emailVerifiedAt" IS NOT NULL`,
+  // The max-th most recent attempt of a key in its window (OFFSET max - 1): found only when the key is full.
+  fullAt: `SELECT "createdAt" FROM "FailedAttempt" WHERE "key" = ? AND "createdAt" > ? ORDER BY "createdAt" DESC LIMIT 1 OFFSET ?`,
+  insertAttempt: `INSERT INTO "FailedAttempt" ("key", "createdAt") VALUES (?, ?)`,
+  deleteAttempt: `DELETE FROM "FailedAttempt" WHERE "id" = ?`,
 } as const;
 
 type Statements = Record<keyof typeof SQL, BetterSqlite3.Statement>;
@@ -347,7 +351,8 @@ const PG = {
   rememberDpop: `INSERT INTO "DpopProof" ("key", "expiresAt") VALUES ($1, $2::timestamp(3)) ON CONFLICT ("key") DO NOTHING RETURNING "id"`,
   client: `SELECT * FROM "Client" WHERE "clientId" = ANY($1::text[])`,
   userByEmail: `SELECT * FROM "User" WHERE "email" = ANY($1::text[])`,
-  recentFailures: `SELECT "createdAt" FROM "FailedAttempt" WHERE "key" = $1 AND "createdAt" > $2 ORDER BY "createdAt" DESC LIMIT $3`,
+  reserveSlots: `SELECT "ids", "wait_ms" FROM "limiter_reserve"($1::text[], $2::int[], $3::bigint[], $4::timestamp(3))`,
+  releaseSlots: `DELETE FROM "FailedAttempt" WHERE "id" = ANY($1::int[])`,
   // Nothing at all (no row) unless the user's address is confirmed.
   startGrant: `WITH g AS (
       INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt")
@@ -617,14 +622,50 @@ export function clientByClientId(clientId: string): Promise<Client | null> {
   return typedRow<Client>("client", clientId);
 }
 
-/** The times of the latest `limit` failures counted under `key` after `since`, newest first. */
-export async function recentFailures(key: string, since: Date, limit: number): Promise<Date[]> {
+/** One limited attempt's keys, each with its limit (src/limits/limiter.ts). */
+export type SlotRequest = { key: string; max: number; windowMs: number };
+
+/**
+ * Takes one slot on every key at `at`, or none: the new attempts' ids, or (when a key is full) the
+ * milliseconds until the oldest attempt it counts leaves its window, the longest over the full keys. One
+ * statement on PostgreSQL (the function limiter_reserve: per-key advisory locks, then count, then insert);
+ * on SQLite one BEGIN IMMEDIATE transaction, which holds the write lock from the count to the insert.
+ */
+export async function reserveSlots(slots: readonly SlotRequest[], at: Date): Promise<{ ids: number[] } | { waitMs: number }> {
   const d = await driver();
   if (d.kind === "postgresql") {
-    return (await pgQuery<{ createdAt: Date }>(d.pool, "recentFailures", [key, pgTime(since), limit])).map((row) => row.createdAt);
+    const [row] = await pgQuery<{ ids: number[] | null; wait_ms: string | null }>(d.pool, "reserveSlots", [
+      slots.map((slot) => slot.key), slots.map((slot) => slot.max), slots.map((slot) => slot.windowMs), pgTime(at),
+    ]);
+    return row!.wait_ms !== null ? { waitMs: Number(row!.wait_ms) } : { ids: row!.ids ?? [] };
   }
-  const rows = (await sqliteRead(d, (s) => s.recentFailures.all(key, sqliteTime(since), limit))) as Array<{ createdAt: string }>;
-  return rows.map((row) => new Date(row.createdAt));
+  const s = statements(d.connection);
+  const reserve = d.connection.transaction((): { ids: number[] } | { waitMs: number } => {
+    let waitMs: number | null = null;
+    for (const slot of slots) {
+      const full = s.fullAt.get(slot.key, sqliteTime(new Date(at.getTime() - slot.windowMs)), slot.max - 1) as { createdAt: string } | undefined;
+      if (full) waitMs = Math.max(waitMs ?? 0, new Date(full.createdAt).getTime() + slot.windowMs - at.getTime());
+    }
+    if (waitMs !== null) return { waitMs };
+    const createdAt = sqliteTime(at);
+    return { ids: slots.map((slot) => Number(s.insertAttempt.run(slot.key, createdAt).lastInsertRowid)) };
+  });
+  return d.exclusive(() => reserve.immediate());
+}
+
+/** Gives slots back: deletes the attempts reserveSlots() inserted. */
+export async function releaseSlots(ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  const d = await driver();
+  if (d.kind === "postgresql") {
+    await pgQuery(d.pool, "releaseSlots", [[...ids]]);
+    return;
+  }
+  const s = statements(d.connection);
+  const release = d.connection.transaction(() => {
+    for (const id of ids) s.deleteAttempt.run(id);
+  });
+  await d.exclusive(() => release.immediate());
 }
 
 /**

@@ -1,45 +1,69 @@
-// Password sign-in for the service's own pages (next-auth's credentials provider calls this; CONTRACT.md 14,
-// issue 13 finding 4). Failures are limited per e-mail and client address (10 in 15 minutes) and per e-mail
-// across all addresses (50 in 15 minutes): while either limit is reached, even the right password is refused
-// until the window passes. The per-address limit stops one attacker from locking a person out; the higher
-// per-e-mail ceiling stops a password spray from many addresses. Unknown e-mails cost the same hashing time
-// and count the same. Audit events (CONTRACT.md 11): signin.succeeded, signin.failed, rate_limited.
+// Password sign-in for the service's own pages (next-auth's credentials provider calls this; README, Security).
+// Failures are limited per e-mail and client address (10 in 15 minutes), per e-mail across all addresses (50
+// in 15 minutes) and per client address across all e-mails (100 in 15 minutes; an IPv6 address counts by its
+// /64): while any limit is reached, even the right password is refused until the window passes. The per
+// e-mail and address limit stops one attacker from locking a person out; the higher per-e-mail ceiling stops
+// a password spray from many addresses; the per-address ceiling stops one address from trying e-mail after
+// e-mail (as Auth0's suspicious-IP throttling does). Each attempt takes its slot on all three before the
+// password hash (src/limits/limiter.ts), so that a burst of attempts sent at once passes at most the limit,
+// and gives it back when the password was right or the hash could not be done. Unknown e-mails cost the same
+// hashing time and count the same. Audit events: signin.succeeded, signin.failed, rate_limited.
 import { recordEvent, recordEventInTx } from "@/audit/record-event";
 import { db, write } from "@/server/db";
-import { limitedFor, recordFailuresInTx, type Limit } from "@/oauth/rate-limit";
+import { addressKey, isRateLimited, reserve, type Limit, type Reservation } from "@/limits/limiter";
 import { verifyPassword } from "@/users/passwords";
 
 const WINDOW_MS = 15 * 60 * 1000;
-export const SIGNIN_LIMIT_PER_ADDRESS: Limit = { max: 10, windowMs: WINDOW_MS };
+export const SIGNIN_LIMIT_PER_EMAIL_AND_ADDRESS: Limit = { max: 10, windowMs: WINDOW_MS };
 export const SIGNIN_LIMIT_PER_EMAIL: Limit = { max: 50, windowMs: WINDOW_MS };
+export const SIGNIN_LIMIT_PER_CLIENT_ADDRESS: Limit = { max: 100, windowMs: WINDOW_MS };
 
 export type SignInResult =
   | { ok: true; user: { id: number; name: string; email: string; sessionVersion: number } }
   | { ok: false; reason: "invalid" | "rate_limited" };
 
+/** The limits one attempt counts against. */
+export function signInSlots(email: string, ip: string) {
+  const address = addressKey(ip);
+  return [
+    { key: `signin:${email}:${address}`, limit: SIGNIN_LIMIT_PER_EMAIL_AND_ADDRESS },
+    { key: `signin:${email}`, limit: SIGNIN_LIMIT_PER_EMAIL },
+    { key: `signin-from:${address}`, limit: SIGNIN_LIMIT_PER_CLIENT_ADDRESS },
+  ];
+}
+
 /** `ip` is the client address (src/http/client-address.ts). */
 export async function signInWithPassword(options: { email: string; password: string; ip: string }): Promise<SignInResult> {
   const email = options.email.trim().toLowerCase();
-  const byAddress = `signin:${email}:${options.ip}`;
-  const byEmail = `signin:${email}`;
   const client = await db();
-  const [addressWait, emailWait, user] = await Promise.all([
-    limitedFor(byAddress, SIGNIN_LIMIT_PER_ADDRESS),
-    limitedFor(byEmail, SIGNIN_LIMIT_PER_EMAIL),
+  const [taken, user] = await Promise.all([
+    reserve(signInSlots(email, options.ip)).then(
+      (reservation): Reservation | null => reservation,
+      (error: unknown) => {
+        if (isRateLimited(error)) return null;
+        throw error;
+      },
+    ),
     email ? client.user.findUnique({ where: { email } }) : null,
   ]);
-  if (addressWait !== null || emailWait !== null) {
+  if (taken === null) {
     await recordEvent({ type: "rate_limited", userId: user?.id ?? null, ip: options.ip, detail: { limit: "signin" } });
     return { ok: false, reason: "rate_limited" };
   }
-  const ok = await verifyPassword(user?.passwordHash ?? null, options.password);
+  let ok: boolean;
+  try {
+    ok = await verifyPassword(user?.passwordHash ?? null, options.password);
+  } catch (error) {
+    await taken.release(); // not decided (the hashing pool is full): not counted
+    throw error;
+  }
   if (!user || !ok) {
-    await write(async (tx) => {
-      await recordFailuresInTx(tx, [byAddress, byEmail]);
-      await recordEventInTx(tx, { type: "signin.failed", userId: user?.id ?? null, ip: options.ip, detail: { reason: user ? "wrong password" : "unknown e-mail" } });
-    });
+    await recordEvent({ type: "signin.failed", userId: user?.id ?? null, ip: options.ip, detail: { reason: user ? "wrong password" : "unknown e-mail" } });
     return { ok: false, reason: "invalid" };
   }
-  await recordEvent({ type: "signin.succeeded", userId: user.id, ip: options.ip });
+  await write(async (tx) => {
+    await taken.releaseInTx(tx);
+    await recordEventInTx(tx, { type: "signin.succeeded", userId: user.id, ip: options.ip });
+  });
   return { ok: true, user: { id: user.id, name: user.name, email: user.email, sessionVersion: user.sessionVersion } };
 }

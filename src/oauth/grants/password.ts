@@ -3,14 +3,16 @@
 // SPEC.md 5.4: the password grant is for a client that accesses only its own owner's data, so the token
 // authenticates only the user who owns the client. Another user's correct password is invalid_grant, like a
 // wrong one (RFC 6749 5.2). Unknown e-mails cost the same hashing time as known ones. Failures are counted
-// per client and e-mail; after MAX_FAILURES in the window the grant answers 429 rate_limited, even for the
-// right password, until the window passes (CONTRACT.md 4).
+// per client and e-mail (10 in 15 minutes) and per client across all usernames (30 in 15 minutes: the client
+// serves its owner alone); while either is reached the grant answers 429 rate_limited, even for the right
+// password, until the window passes. Each attempt takes its slots before the password hash, in one atomic step
+// (src/limits/limiter.ts), so that a burst sent at once passes at most the limit; the slots are given back
+// when the password was right or the hash could not be done (README, Security).
 import type { Client } from "@/generated/sqlite/client";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
-import { limitedFor, recordFailure } from "@/oauth/rate-limit";
+import { isRateLimited, reserve, type Limit, type Reservation } from "@/limits/limiter";
 import { recordEvent } from "@/audit/record-event";
-import { tooManyRequests } from "@/http/errors";
 import { parseScope, type Scope } from "@/oauth/scope";
 import { userByEmail } from "@/server/fast-sql";
 import { dpopBinding, startGrant, type TokenRecord } from "@/oauth/tokens";
@@ -18,6 +20,12 @@ import type { GrantContext } from "@/oauth/token-endpoint";
 import { verifyPassword } from "@/users/passwords";
 
 export const GRANT_TYPE = "password";
+
+const WINDOW_MS = 15 * 60 * 1000;
+/** Failures per client and username. */
+export const PASSWORD_LIMIT_PER_USERNAME: Limit = { max: 10, windowMs: WINDOW_MS };
+/** Failures per client, across all usernames. */
+export const PASSWORD_LIMIT_PER_CLIENT: Limit = { max: 30, windowMs: WINDOW_MS };
 
 /** RFC 6749 3.3: a request without scope gets this pre-defined default (least privilege). */
 export const DEFAULT_PASSWORD_SCOPES: Scope[] = ["readonly"];
@@ -30,19 +38,30 @@ export async function passwordGrant(client: Client, params: Record<string, unkno
   const password = requiredParam(params, "password");
   const scopes = parseScope(stringParam(params, "scope")) ?? DEFAULT_PASSWORD_SCOPES;
 
-  const limitKey = `password:${client.clientId}:${username}`;
-  const limited = await limitedFor(limitKey);
-  if (limited !== null) {
-    const owner = await userByEmail(username);
-    await recordEvent({ type: "rate_limited", userId: owner?.id ?? null, clientId: client.clientId, detail: { limit: "password grant" } });
-    throw tooManyRequests(limited);
+  let taken: Reservation;
+  try {
+    taken = await reserve([
+      { key: `password:${client.clientId}:${username}`, limit: PASSWORD_LIMIT_PER_USERNAME },
+      { key: `password-client:${client.clientId}`, limit: PASSWORD_LIMIT_PER_CLIENT },
+    ]);
+  } catch (error) {
+    if (isRateLimited(error)) {
+      const owner = await userByEmail(username);
+      await recordEvent({ type: "rate_limited", userId: owner?.id ?? null, clientId: client.clientId, detail: { limit: "password grant" } });
+    }
+    throw error;
   }
-  const user = await userByEmail(username); // one statement (src/server/fast-sql.ts)
-  const passwordOk = await verifyPassword(user?.passwordHash ?? null, password);
-  if (!user || !passwordOk || user.id !== client.ownerId) {
-    await recordFailure(limitKey);
-    throw new OAuthError("invalid_grant", {}, "bad resource owner credentials");
+  let user: Awaited<ReturnType<typeof userByEmail>>;
+  let passwordOk: boolean;
+  try {
+    user = await userByEmail(username); // one statement (src/server/fast-sql.ts)
+    passwordOk = await verifyPassword(user?.passwordHash ?? null, password);
+  } catch (error) {
+    await taken.release(); // not decided (the hashing pool is full, the database failed): not counted
+    throw error;
   }
+  if (!user || !passwordOk || user.id !== client.ownerId) throw new OAuthError("invalid_grant", {}, "bad resource owner credentials");
+  await taken.release();
 
   // Respond
   return startGrant({ clientId: client.id, publicClientId: client.clientId, userId: user.id, grantType: GRANT_TYPE, scopes, withRefreshToken: true, ...dpopBinding(client, context) });

@@ -1,0 +1,123 @@
+// The limiter itself (src/limits/limiter.ts; README, Security): a reservation takes one slot on every key or
+// none, in one atomic step, so that reservations made at once on one key pass at most its limit; slots go
+// back when released (also when the work throws before deciding, as when the password-hashing pool is
+// full); Retry-After says when the oldest counted attempt leaves the window; caps on live rows hold under a
+// burst; IPv6 addresses count by their /64.
+import { randomBytes } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { advanceClock, resetClock } from "@/clock";
+import { ApiError } from "@/http/errors";
+import { db, write } from "@/server/db";
+import { Barrier } from "@/testing/race";
+import { addressKey, assertUnderCapInTx, isRateLimited, limiterHooks, lockKeysInTx, reserve, reserveInTx, withReservation, type Limit } from "@/limits/limiter";
+
+afterEach(() => {
+  resetClock();
+  limiterHooks.beforeReserve = undefined;
+});
+
+const key = (name: string) => `test:${name}:${randomBytes(6).toString("hex")}`;
+const TEN: Limit = { max: 10, windowMs: 15 * 60 * 1000 };
+const counted = async (k: string) => (await db()).failedAttempt.count({ where: { key: k } });
+const outcome = (promise: Promise<unknown>) =>
+  promise.then(
+    () => "taken",
+    (error: unknown) => (isRateLimited(error) ? "429" : `error: ${String(error)}`),
+  );
+
+describe("reserve", () => {
+  it("50 reservations held at the limiter and let go at once on a key with room for 10: exactly 10 are taken", async () => {
+    const k = key("burst");
+    const barrier = new Barrier(50);
+    limiterHooks.beforeReserve = () => barrier.arrive();
+    const results = await Promise.all(Array.from({ length: 50 }, () => outcome(reserve([{ key: k, limit: TEN }]))));
+    expect(barrier.arrived).toBe(50);
+    expect(results.filter((r) => r === "taken")).toHaveLength(10);
+    expect(results.filter((r) => r === "429")).toHaveLength(40);
+    expect(await counted(k)).toBe(10);
+  });
+
+  it("takes every key or none: a full key refuses the reservation and the others are not counted", async () => {
+    const [full, open] = [key("full"), key("open")];
+    for (let i = 0; i < 10; i++) await reserve([{ key: full, limit: TEN }]);
+    await expect(reserve([{ key: open, limit: TEN }, { key: full, limit: TEN }])).rejects.toMatchObject({ status: 429, error: "rate_limited" });
+    expect(await counted(open)).toBe(0);
+    expect(await counted(full)).toBe(10);
+  });
+
+  it("says in Retry-After when the oldest counted attempt leaves the window, and lets the next one in then", async () => {
+    const k = key("window");
+    for (let i = 0; i < 5; i++) await reserve([{ key: k, limit: TEN }]);
+    advanceClock(10 * 60 * 1000);
+    for (let i = 0; i < 5; i++) await reserve([{ key: k, limit: TEN }]);
+    const refused = (await reserve([{ key: k, limit: TEN }]).catch((error: unknown) => error)) as ApiError;
+    expect(refused).toBeInstanceOf(ApiError);
+    const retryAfter = Number(refused.headers["Retry-After"]);
+    expect(retryAfter).toBeGreaterThan(290);
+    expect(retryAfter).toBeLessThanOrEqual(300);
+    advanceClock(retryAfter * 1000 + 1000);
+    expect(await outcome(reserve([{ key: k, limit: TEN }]))).toBe("taken");
+  });
+
+  it("gives the slots back on release, and when the work throws before deciding (a full hashing pool)", async () => {
+    const k = key("release");
+    for (let i = 0; i < 10; i++) {
+      const taken = await reserve([{ key: k, limit: TEN }]);
+      await expect(withReservation(taken, () => Promise.reject(new ApiError(503, "temporarily_unavailable")))).rejects.toMatchObject({ status: 503 });
+    }
+    for (let i = 0; i < 10; i++) await (await reserve([{ key: k, limit: TEN }])).release();
+    for (let i = 0; i < 10; i++) await withReservation(await reserve([{ key: k, limit: TEN }]), async () => "ok", () => false);
+    expect(await counted(k)).toBe(0);
+    // Counted outcomes keep theirs.
+    for (let i = 0; i < 10; i++) await withReservation(await reserve([{ key: k, limit: TEN }]), async () => "failed");
+    await expect(reserve([{ key: k, limit: TEN }])).rejects.toMatchObject({ status: 429 });
+  });
+
+  it("inside a transaction: counted when it commits, not when it rolls back; a burst passes at most the limit", async () => {
+    const k = key("tx");
+    await expect(
+      write(async (tx) => {
+        await reserveInTx(tx, [{ key: k, limit: TEN }]);
+        throw new Error("the work failed");
+      }),
+    ).rejects.toThrow("the work failed");
+    expect(await counted(k)).toBe(0);
+    const results = await Promise.all(Array.from({ length: 25 }, () => outcome(write((tx) => reserveInTx(tx, [{ key: k, limit: TEN }])))));
+    expect(results.filter((r) => r === "taken")).toHaveLength(10);
+    expect(results.filter((r) => r === "429")).toHaveLength(15);
+    expect(await counted(k)).toBe(10);
+  });
+});
+
+describe("a cap on live rows", () => {
+  it("a burst of 30 inserts under a cap of 20: exactly 20 are kept", async () => {
+    const k = key("cap");
+    const insertOne = () =>
+      write(async (tx) => {
+        await lockKeysInTx(tx, [k]);
+        const row = await tx.failedAttempt.create({ data: { key: k }, select: { id: true } });
+        await assertUnderCapInTx({
+          max: 20,
+          live: () => tx.failedAttempt.count({ where: { key: k, id: { not: row.id } } }),
+          ends: async () => null,
+        });
+      });
+    const results = await Promise.all(Array.from({ length: 30 }, () => outcome(insertOne())));
+    expect(results.filter((r) => r === "taken")).toHaveLength(20);
+    expect(results.filter((r) => r === "429")).toHaveLength(10);
+    expect(await counted(k)).toBe(20);
+  });
+});
+
+describe("addressKey", () => {
+  it("keeps an IPv4 address whole and counts an IPv6 address by its /64, however it is written", () => {
+    expect(addressKey("203.0.113.10")).toBe("203.0.113.10");
+    expect(addressKey("2001:db8:1:2::a")).toBe("2001:db8:1:2::/64");
+    expect(addressKey("2001:0db8:0001:0002:ffff:ffff:ffff:ffff")).toBe("2001:db8:1:2::/64");
+    expect(addressKey("2001:db8:1:3::a")).toBe("2001:db8:1:3::/64");
+    expect(addressKey("::1")).toBe("0:0:0:0::/64");
+    expect(addressKey("64:ff9b::192.0.2.1")).toBe("64:ff9b:0:0::/64");
+    expect(addressKey("unknown")).toBe("unknown");
+    expect(addressKey("1::2::3")).toBe("1::2::3");
+  });
+});

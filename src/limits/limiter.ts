@@ -1,0 +1,191 @@
+// Rate limits (README, Security): every limit is taken before the work it protects, in one atomic step, so that
+// a burst of N requests sent at once passes at most the limit, whatever N, on SQLite and PostgreSQL, with
+// WORKERS and across server instances (the counts live in the database).
+//
+// A limit is a sliding window per key: at most `max` attempts in the last `windowMs`. reserve() takes one
+// slot on each of its keys, or none: in one atomic step it counts each key's attempts in its window and, when
+// every key has room, inserts an attempt row for each; when any key already holds `max`, nothing is counted and the
+// caller gets 429 `rate_limited` with Retry-After saying when the oldest counted attempt leaves that key's
+// window. Two reservations on one key never both pass:
+//   - PostgreSQL: one statement (the function limiter_reserve, src/server/fast-sql.ts) first takes a
+//     transaction-scoped advisory lock per key (keys in one order, so that two reservations never wait on each
+//     other crosswise), and counts only once it holds them, with a snapshot taken after the previous holder
+//     committed (each statement of a volatile function sees every commit made before it started).
+//   - SQLite: one BEGIN IMMEDIATE transaction, which holds the database's write lock (across processes too)
+//     from the count to the insert; inside a caller's transaction the insert comes first, which takes it.
+//
+// Limits that count only some outcomes give the slot back: a limit on failures (wrong passwords, wrong device
+// codes, refused permission requests) reserves before the password hash or the guess and releases the slot
+// when the attempt succeeds; every limit releases it when the work throws before deciding (the password
+// hashing pool is full, the database failed), so that only decided attempts count. A limit on work done
+// (registrations, permission requests created) reserves inside the transaction that does the work, so that
+// the slot is kept exactly when the work commits.
+//
+// Caps on live rows (unexpired device authorizations and pushed requests per client) take the same per-key
+// lock, insert, then count the live rows: lockKeysInTx() and assertUnderCapInTx().
+import { nowMs } from "@/clock";
+import { env } from "@/env";
+import { ApiError, tooManyRequests } from "@/http/errors";
+import type { Tx } from "@/server/db";
+import { releaseSlots, reserveSlots, type SlotRequest } from "@/server/fast-sql";
+
+export type Limit = { max: number; windowMs: number };
+/** One key and the limit it is held to. */
+export type Slot = { key: string; limit: Limit };
+
+/** The slots one attempt took: released when the attempt is not one the limit counts. */
+export type Reservation = {
+  readonly ids: readonly number[];
+  /** Gives the slots back (one statement of its own). */
+  release(): Promise<void>;
+  /** Gives the slots back inside the caller's transaction (with the work that decided the outcome). */
+  releaseInTx(tx: Tx): Promise<void>;
+};
+
+/** The lock class of the limiter's advisory locks, as in limiter_reserve (the second key is the key's hash). */
+const LOCK_CLASS = 727272;
+
+// Locks each distinct key's hash in ascending order. The inner DISTINCT keeps the sorted subquery from being
+// merged into the outer one, so the locks are taken row by row in that order; count(*) gives Prisma a plain
+// integer to read (pg_advisory_xact_lock returns void).
+const LOCK_SQL = `SELECT count(*)::int AS "locked" FROM (
+    SELECT pg_advisory_xact_lock(${LOCK_CLASS}, "h") FROM (SELECT DISTINCT hashtext("k") AS "h" FROM unnest($1::text[]) AS "k" ORDER BY "h") AS "sorted"
+  ) AS "held"`;
+
+/** Serialises the caller's transaction with every other one that locks any of `keys`, until it ends. */
+export async function lockKeysInTx(tx: Tx, keys: readonly string[]): Promise<void> {
+  // SQLite: the caller's first statement is a write, which already serialises the transaction with every writer.
+  if (env().database.kind !== "postgresql" || keys.length === 0) return;
+  await tx.$queryRawUnsafe(LOCK_SQL, [...keys]);
+}
+
+/** Test hook (src/limits/*.test.ts): awaited by every reserve() before it starts, so that a test can hold a
+ * burst at the limiter and see it overlap there. Unset in production: one property read. */
+export const limiterHooks: { beforeReserve?: (keys: readonly string[]) => Promise<void> } = {};
+
+function reservationOf(ids: number[]): Reservation {
+  return {
+    ids,
+    release: () => releaseSlots(ids),
+    releaseInTx: async (tx: Tx) => {
+      if (ids.length > 0) await tx.failedAttempt.deleteMany({ where: { id: { in: ids } } });
+    },
+  };
+}
+
+const refused = (waitMs: number) => tooManyRequests(Math.max(1, waitMs / 1000));
+const requests = (slots: readonly Slot[]): SlotRequest[] => slots.map(({ key, limit }) => ({ key, max: limit.max, windowMs: limit.windowMs }));
+
+/** Takes one slot on every key, or throws 429 rate_limited (Retry-After) and takes none: one atomic step of its own. */
+export async function reserve(slots: readonly Slot[]): Promise<Reservation> {
+  await limiterHooks.beforeReserve?.(slots.map((slot) => slot.key));
+  // One statement on PostgreSQL, one BEGIN IMMEDIATE transaction on SQLite (src/server/fast-sql.ts).
+  const outcome = await reserveSlots(requests(slots), new Date(nowMs()));
+  if ("waitMs" in outcome) throw refused(outcome.waitMs);
+  return reservationOf(outcome.ids);
+}
+
+/**
+ * Takes one slot on every key inside the caller's transaction, or throws 429 rate_limited (Retry-After) and
+ * takes none. On SQLite this must be the transaction's first statement; on PostgreSQL the keys stay locked
+ * until the transaction ends, so call it where the work it protects begins.
+ */
+export async function reserveInTx(tx: Tx, slots: readonly Slot[]): Promise<Reservation> {
+  const at = nowMs();
+  if (env().database.kind === "postgresql") {
+    // The same function as reserve()'s statement; its advisory locks last until the caller's transaction ends.
+    const [row] = await tx.$queryRawUnsafe<Array<{ ids: number[] | null; wait_ms: bigint | number | null }>>(
+      `SELECT "ids", "wait_ms" FROM "limiter_reserve"($1::text[], $2::int[], $3::bigint[], $4::timestamp(3))`,
+      slots.map((slot) => slot.key),
+      slots.map((slot) => slot.limit.max),
+      slots.map((slot) => slot.limit.windowMs),
+      new Date(at).toISOString(),
+    );
+    if (row!.wait_ms !== null) throw refused(Number(row!.wait_ms));
+    return reservationOf((row!.ids ?? []).map(Number));
+  }
+  // SQLite: insert first (the write lock, held to the end of the transaction), then count the others.
+  const createdAt = new Date(at);
+  const ids: number[] = [];
+  for (const slot of slots) ids.push((await tx.failedAttempt.create({ data: { key: slot.key, createdAt }, select: { id: true } })).id);
+  let waitMs: number | null = null;
+  for (const { key, limit } of slots) {
+    const full = await tx.failedAttempt.findFirst({
+      where: { key, createdAt: { gt: new Date(at - limit.windowMs) }, id: { notIn: ids } },
+      orderBy: { createdAt: "desc" },
+      skip: limit.max - 1,
+      select: { createdAt: true },
+    });
+    // Full: the key has room again when the oldest of its last `max` attempts leaves the window.
+    if (full) waitMs = Math.max(waitMs ?? 0, full.createdAt.getTime() + limit.windowMs - at);
+  }
+  if (waitMs !== null) throw refused(waitMs);
+  return reservationOf(ids);
+}
+
+/** Whether `error` is the limiter's refusal (or any other 429). */
+export function isRateLimited(error: unknown): error is ApiError {
+  return error instanceof ApiError && error.status === 429;
+}
+
+/**
+ * Runs `work` holding the slots; gives them back when `work` throws, or when `counts` says its result is not
+ * an attempt the limit counts (a limit on failures: the attempt succeeded).
+ */
+export async function withReservation<T>(reservation: Reservation, work: () => Promise<T>, counts: (result: T) => boolean = () => true): Promise<T> {
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    await reservation.release();
+    throw error;
+  }
+  if (!counts(result)) await reservation.release();
+  return result;
+}
+
+/**
+ * At most `max` live rows under `key`: call inside the transaction that inserts one, right after the insert
+ * (SQLite: as its first statement; PostgreSQL: the lock comes first, so call lockKeysInTx() before the insert),
+ * with `live` counting the live rows other than the new one and `ends` returning the earliest end among them.
+ * Throws 429 rate_limited, Retry-After until that end, and the transaction rolls the insert back.
+ */
+export async function assertUnderCapInTx(options: { max: number; live: () => Promise<number>; ends: () => Promise<Date | null> }): Promise<void> {
+  const live = await options.live();
+  if (live < options.max) return;
+  const end = await options.ends();
+  throw tooManyRequests(end === null ? 1 : Math.max(1, (end.getTime() - nowMs()) / 1000));
+}
+
+/**
+ * The part of a client address that a per-address limit counts: an IPv4 address whole, an IPv6 address by its
+ * /64 (one subscriber's network: a host can choose any address inside it). Anything else as it is.
+ */
+export function addressKey(address: string): string {
+  if (!address.includes(":")) return address;
+  const groups = ipv6Groups(address);
+  if (!groups) return address;
+  return `${groups.slice(0, 4).join(":")}::/64`;
+}
+
+/** The eight groups of an IPv6 address (hex, no leading zeros), or null when it is not one. */
+function ipv6Groups(address: string): string[] | null {
+  let text = address.toLowerCase();
+  // An IPv4 tail (::ffff:1.2.3.4, 64:ff9b::1.2.3.4) is the last two groups.
+  const v4 = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (v4) {
+    const bytes = v4.slice(2).map(Number);
+    if (bytes.some((byte) => byte > 255)) return null;
+    text = `${v4[1]}${((bytes[0]! << 8) | bytes[1]!).toString(16)}:${((bytes[2]! << 8) | bytes[3]!).toString(16)}`;
+  }
+  const halves = text.split("::");
+  if (halves.length > 2) return null;
+  const part = (half: string) => (half === "" ? [] : half.split(":"));
+  const head = part(halves[0]!);
+  const tail = halves.length === 2 ? part(halves[1]!) : [];
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return null;
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill("0"), ...tail];
+  if (!groups.every((group) => /^[0-9a-f]{1,4}$/.test(group))) return null;
+  return groups.map((group) => parseInt(group, 16).toString(16));
+}
