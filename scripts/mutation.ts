@@ -74,7 +74,8 @@ export function changed(baseline: Report, listSources: () => string[]) {
   const reached = Object.entries(baseline.files)
     .filter(([, f]) => f.mutants.some((m) => (m.coveredBy ?? []).some((id) => testIdsChanged.has(id))))
     .map(([path]) => path);
-  const remeasured = [...new Set([...sources, ...reached])].sort();
+  // A file the baseline measured that is gone (moved or deleted) has nothing left to mutate.
+  const remeasured = [...new Set([...sources, ...reached])].filter((path) => existsSync(path)).sort();
   // Every file re-measured gets all the tests that covered it, not only the changed test file that brought it
   // in: Stryker keeps a mutant's result only from the tests it runs, so a file measured with fewer tests than
   // last time loses the kills of the ones left out.
