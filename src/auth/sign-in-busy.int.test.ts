@@ -44,7 +44,8 @@ describe("web sign-in under a flood of sign-ins with random e-mails", () => {
     const user = await makeUser();
     const headers = { "x-forwarded-for": "198.51.100.7" };
     expect(await authorize({ email: uniqueEmail("flood"), password: "guess" }, { headers })).toBeNull(); // everything loaded
-    const size = slots().size;
+    // The pages' hashes hold every slot but the one kept for the API (src/users/passwords.ts).
+    const size = Math.max(1, slots().size - 1);
     const burst = size + QUEUE + EXCESS;
     await warmDatabase();
     const pool = await holdThreadPool(env().threadPoolSize);

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { env, parseEnv, setEnvForTests } from "@/env";
 import { ApiError } from "@/http/errors";
+import { runWithRequestContext } from "@/http/request-context";
 import { errorResponse } from "@/http/route";
 import { HashingBusy, hashingLoad, hashingSlots, hashPassword, hashQueueBound, QUEUE_SECONDS, verifyPassword } from "@/users/passwords";
 
@@ -25,24 +26,39 @@ describe("verifyPassword", () => {
     expect(await verifyPassword("not a hash", "correct horse")).toBe(false);
   });
 
-  it("runs at most the process's slots at once; the rest wait their turn", async () => {
+  /** The most slots held and hashes waiting while `checks` verifications run at once. */
+  async function peak(run: (check: () => Promise<boolean>) => Promise<boolean>, checks: number) {
     const stored = await hashPassword("correct horse");
-    const slots = (globalThis as { __hashingSlots?: { size: number; busy: number; waiting: unknown[] } }).__hashingSlots!;
+    const slots = (globalThis as { __hashingSlots?: { size: number; busy: number; waiting: unknown[]; apiWaiting: unknown[] } }).__hashingSlots!;
     let mostBusy = 0;
     let mostWaiting = 0;
     let running = true;
     const watch = (async () => {
       while (running) {
         mostBusy = Math.max(mostBusy, slots.busy);
-        mostWaiting = Math.max(mostWaiting, slots.waiting.length);
+        mostWaiting = Math.max(mostWaiting, slots.waiting.length + slots.apiWaiting.length);
         await new Promise((resolve) => setImmediate(resolve));
       }
     })();
-    const results = await Promise.all(Array.from({ length: slots.size * 3 }, () => verifyPassword(stored, "correct horse")));
+    const results = await Promise.all(Array.from({ length: checks }, () => run(() => verifyPassword(stored, "correct horse"))));
     running = false;
     await watch;
     expect(results.every(Boolean)).toBe(true);
-    expect(mostBusy).toBe(slots.size);
+    return { mostBusy, mostWaiting, size: slots.size };
+  }
+
+  it("runs at most the process's slots at once for API requests; the rest wait their turn", async () => {
+    const size = hashingLoad().slots;
+    const inRequest = (check: () => Promise<boolean>) => runWithRequestContext({ ip: "192.0.2.1" }, check);
+    const { mostBusy, mostWaiting } = await peak(inRequest, size * 3);
+    expect(mostBusy).toBe(size);
+    expect(mostWaiting).toBeGreaterThan(0);
+  });
+
+  it("leaves one slot (of two or more) to the API: the pages' hashes (and the CLI's) hold at most the others", async () => {
+    const size = hashingLoad().slots;
+    const { mostBusy, mostWaiting } = await peak((check) => check(), size * 3);
+    expect(mostBusy).toBe(Math.max(1, size - 1));
     expect(mostWaiting).toBeGreaterThan(0);
   });
 });

@@ -37,10 +37,15 @@ export function hashingSlots(config: { workers: number; threadPoolSize: number }
 // that route() serves, src/http/route.ts: the token endpoint's password grant, whose client has authenticated
 // before the password is checked) and those of the browser's pages (web sign-in, sign-up, password reset),
 // or of no request at all (the CLI). A flood of web sign-ins then neither fills the password grant's queue
-// nor holds a grant back by more than one of its hashes per turn; neither side can starve the other.
+// nor holds a grant back by more than one of its hashes per turn; neither side can starve the other. And
+// the pages never hold every slot (with two or more): one is always left for the API's password checks,
+// whose clients have authenticated first, so that a grant arriving during a flood of sign-ins starts at once
+// instead of waiting for a page's hash to end.
 type Slots = {
   size: number;
   busy: number;
+  /** Of those, the slots the pages' hashes hold (at most pageSlots()). */
+  pagesBusy: number;
   /** The pages' queue. */
   waiting: Array<() => void>;
   /** The API's queue. */
@@ -99,8 +104,11 @@ export function hashingLoad(): { slots: number; busy: number; waiting: { api: nu
 }
 
 function state(): Slots {
-  return (holder.__hashingSlots ??= { size: hashingSlots(env()), busy: 0, waiting: [], apiWaiting: [], apiTurn: true, refused: 0, msPerHash: null, measuring: null });
+  return (holder.__hashingSlots ??= { size: hashingSlots(env()), busy: 0, pagesBusy: 0, waiting: [], apiWaiting: [], apiTurn: true, refused: 0, msPerHash: null, measuring: null });
 }
+
+/** The slots the pages' hashes may hold at once: all but one kept for the API (when there are two or more). */
+const pageSlots = (slots: Slots) => Math.max(1, slots.size - 1);
 
 /** Times MEASURED_HASHES hashes with the production options, one after the other: ms per hash in one slot. */
 async function measure(slots: Slots): Promise<void> {
@@ -123,33 +131,41 @@ async function withSlot<T>(work: () => Promise<T>): Promise<T> {
     // (Should argon2id itself fail, the queue stays unbounded rather than refusing every password.)
     await (slots.measuring ??= measure(slots).catch(() => {}));
   }
-  if (slots.busy >= slots.size) {
-    const queue = requestContext() ? slots.apiWaiting : slots.waiting;
+  const api = requestContext() !== undefined;
+  if (slots.busy >= slots.size || (!api && slots.pagesBusy >= pageSlots(slots))) {
+    const queue = api ? slots.apiWaiting : slots.waiting;
     if (queue.length >= currentBound(config, slots)) {
       slots.refused++;
       throw new HashingBusy();
     }
-    await new Promise<void>((resolve) => queue.push(resolve));
-  } else slots.busy++;
+    await new Promise<void>((resolve) => queue.push(resolve)); // resolved holding its slot (startNext)
+  } else {
+    slots.busy++;
+    if (!api) slots.pagesBusy++;
+  }
   const started = performance.now();
   try {
     return await work();
   } finally {
     if (slots.msPerHash !== null) slots.msPerHash += SMOOTHING * (performance.now() - started - slots.msPerHash);
-    passSlot(slots);
+    slots.busy--;
+    if (!api) slots.pagesBusy--;
+    startNext(slots);
   }
 }
 
-/** The freed slot passes straight to the next in line, the two queues taking turns. */
-function passSlot(slots: Slots): void {
-  const [first, second] = slots.apiTurn ? [slots.apiWaiting, slots.waiting] : [slots.waiting, slots.apiWaiting];
-  const queue = first.length ? first : second.length ? second : null;
-  if (!queue) {
-    slots.busy--;
-    return;
+/** Free slots go to the next in line, the two queues taking turns (the pages' within their share). */
+function startNext(slots: Slots): void {
+  while (slots.busy < slots.size) {
+    const pagesMay = slots.waiting.length > 0 && slots.pagesBusy < pageSlots(slots);
+    const apiMay = slots.apiWaiting.length > 0;
+    if (!pagesMay && !apiMay) return;
+    const api = apiMay && (slots.apiTurn || !pagesMay);
+    slots.apiTurn = !api;
+    slots.busy++;
+    if (!api) slots.pagesBusy++;
+    (api ? slots.apiWaiting : slots.waiting).shift()!();
   }
-  slots.apiTurn = queue !== slots.apiWaiting;
-  queue.shift()!();
 }
 
 /** Throws HashingBusy when the queue is full. */
