@@ -74,6 +74,16 @@ describe("web sign-in under a burst", () => {
     expect(await signInWithPassword({ email: user.email, password: user.password, ip: attacker })).toEqual({ ok: false, reason: "rate_limited" });
   });
 
+  it("25 right passwords at once for one e-mail from one address: every one signs in (in turns: an attempt in flight holds a slot), none is refused", async () => {
+    const user = await makeUser();
+    const address = freshAddress();
+    const { results, barrier } = await atOnce(25, () => signInWithPassword({ email: user.email, password: user.password, ip: address }));
+    expect(barrier.arrived).toBe(25);
+    expect(tally(results.map((r) => (r.ok ? "ok" : r.reason)))).toEqual({ ok: 25 });
+    // Nothing was counted: the slots of right passwords are given back.
+    expect(await signInWithPassword({ email: user.email, password: "wrong", ip: address })).toEqual({ ok: false, reason: "invalid" });
+  });
+
   it("120 sign-ins at once with random e-mails from one address: 100 failures, then that address is limited for every e-mail", async () => {
     const user = await makeUser();
     const attacker = freshAddress();
@@ -110,6 +120,25 @@ describe("the password grant under a burst", () => {
     expect(tally(result.statuses)).toEqual({ 400: 10, 429: 15 });
     expect(work.verifications).toBeLessThanOrEqual(10);
     expect(result.results.find((res) => res.status === 429)!.json).toEqual({ error: "rate_limited" });
+  });
+
+  it("25 right passwords at once for one username: every one gets its token (in turns of 10), none is refused", async () => {
+    const owner = await makeUser();
+    const client = await makeClient({ ownerId: owner.id });
+    const { statuses, barrier } = await burst(25, (held) => attempt(client, owner.email, owner.password, held));
+    expect(barrier.arrived).toBe(25);
+    expect(tally(statuses)).toEqual({ 200: 25 });
+  });
+
+  it("a burst of 10 wrong and 10 right passwords for one username: the wrong ones fill the limit, and the right ones waiting behind them are then refused", async () => {
+    const owner = await makeUser();
+    const client = await makeClient({ ownerId: owner.id });
+    const { statuses, barrier } = await burst(20, (held, i) => attempt(client, owner.email, i < 10 ? `guess ${i}` : owner.password, held));
+    expect(barrier.arrived).toBe(20);
+    const counts = tally(statuses);
+    // Exactly 10 failures are hashed and counted whatever the order; a right password passes only while a slot is free.
+    expect(counts[400]).toBe(10);
+    expect((counts[200] ?? 0) + (counts[429] ?? 0)).toBe(10);
   });
 
   it("40 wrong passwords at once for 40 usernames of one client: 30 failures, then the client is 429 for every username", async () => {

@@ -21,6 +21,15 @@
 // (registrations, permission requests created) reserves inside the transaction that does the work, so that
 // the slot is kept exactly when the work commits.
 //
+// A limit on failures counts an attempt in flight as one (its outcome is not known yet), so a burst of right
+// passwords for one username could be refused only because the others are still hashing. Reservations made
+// with { waitForInFlight: true } (the password grant, web sign-in) therefore wait, when refused, while this
+// process has attempts on the same key in flight, and try again as those are decided: a released slot (a
+// right password) lets the next one in; once none is in flight, a refusal stands (429). So the limit stays
+// exact (at most `max` attempts hashed at once) and a burst of right passwords is served in turns. The wait
+// is in-process (another instance's attempts in flight are not seen: there a refusal stands at once) and
+// bounded (IN_FLIGHT_WAIT_MS).
+//
 // Caps on live rows (unexpired device authorizations and pushed requests per client) take the same per-key
 // lock, insert, then count the live rows: lockKeysInTx() and assertUnderCapInTx().
 import { nowMs } from "@/clock";
@@ -36,9 +45,14 @@ export type Slot = { key: string; limit: Limit };
 /** The slots one attempt took: released when the attempt is not one the limit counts. */
 export type Reservation = {
   readonly ids: readonly number[];
+  /** Keeps the slots (the attempt counts: a wrong password); ends its time in flight. */
+  keep(): void;
+  /** Ends its time in flight once the transaction that released the slots (releaseInTx) has committed. */
+  releasedInTx(): void;
   /** Gives the slots back (one statement of its own). */
   release(): Promise<void>;
-  /** Gives the slots back inside the caller's transaction (with the work that decided the outcome). */
+  /** Gives the slots back inside the caller's transaction (with the work that decided the outcome); with
+   * waitForInFlight, call releasedInTx() once it has committed. */
   releaseInTx(tx: Tx): Promise<void>;
 };
 
@@ -63,26 +77,87 @@ export async function lockKeysInTx(tx: Tx, keys: readonly string[]): Promise<voi
  * burst at the limiter and see it overlap there. Unset in production: one property read. */
 export const limiterHooks: { beforeReserve?: (keys: readonly string[]) => Promise<void> } = {};
 
-function reservationOf(ids: number[]): Reservation {
+// Attempts in flight in this process, per key, and the reservations waiting for them to be decided. On
+// globalThis: the custom server loads this module twice (its own copy, and Next's bundle's for sign-in).
+type InFlight = { counts: Map<string, number>; waiters: Set<{ keys: readonly string[]; wake: () => void }> };
+const inFlightHolder = globalThis as typeof globalThis & { __limiterInFlight?: InFlight };
+const inFlight = (inFlightHolder.__limiterInFlight ??= { counts: new Map(), waiters: new Set() });
+
+/** How long a refused reservation waits, at most, for the attempts in flight on its keys. */
+export const IN_FLIGHT_WAIT_MS = 5_000;
+
+function settled(keys: readonly string[], released: boolean): void {
+  for (const key of keys) {
+    const left = (inFlight.counts.get(key) ?? 1) - 1;
+    if (left > 0) inFlight.counts.set(key, left);
+    else inFlight.counts.delete(key);
+  }
+  // A released slot may let a waiter in; a kept one only matters once nothing is left in flight.
+  for (const waiter of inFlight.waiters)
+    if (waiter.keys.some((key) => keys.includes(key) && (released || !inFlight.counts.has(key)))) waiter.wake();
+}
+
+function reservationOf(ids: number[], trackedKeys: readonly string[] | null = null): Reservation {
+  if (trackedKeys) for (const key of trackedKeys) inFlight.counts.set(key, (inFlight.counts.get(key) ?? 0) + 1);
+  let open = trackedKeys !== null;
+  const settle = (released: boolean) => {
+    if (!open) return;
+    open = false;
+    settled(trackedKeys!, released);
+  };
   return {
     ids,
-    release: () => releaseSlots(ids),
+    keep: () => settle(false),
+    releasedInTx: () => settle(true),
+    release: async () => {
+      try {
+        await releaseSlots(ids);
+      } finally {
+        settle(true);
+      }
+    },
     releaseInTx: async (tx: Tx) => {
       if (ids.length > 0) await tx.failedAttempt.deleteMany({ where: { id: { in: ids } } });
     },
   };
 }
 
+/** Resolves once an attempt in flight on one of `keys` is decided in a way that may matter, or after `ms`. */
+function inFlightDecided(keys: readonly string[], ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const waiter = {
+      keys,
+      wake: () => {
+        clearTimeout(timer);
+        inFlight.waiters.delete(waiter);
+        resolve();
+      },
+    };
+    const timer = setTimeout(waiter.wake, ms);
+    inFlight.waiters.add(waiter);
+  });
+}
+
 const refused = (waitMs: number) => tooManyRequests(Math.max(1, waitMs / 1000));
 const requests = (slots: readonly Slot[]): SlotRequest[] => slots.map(({ key, limit }) => ({ key, max: limit.max, windowMs: limit.windowMs }));
 
-/** Takes one slot on every key, or throws 429 rate_limited (Retry-After) and takes none: one atomic step of its own. */
-export async function reserve(slots: readonly Slot[]): Promise<Reservation> {
-  await limiterHooks.beforeReserve?.(slots.map((slot) => slot.key));
-  // One statement on PostgreSQL, one BEGIN IMMEDIATE transaction on SQLite (src/server/fast-sql.ts).
-  const outcome = await reserveSlots(requests(slots), new Date(nowMs()));
-  if ("waitMs" in outcome) throw refused(outcome.waitMs);
-  return reservationOf(outcome.ids);
+/**
+ * Takes one slot on every key, or throws 429 rate_limited (Retry-After) and takes none: one atomic step of its
+ * own. With `waitForInFlight`, a refusal first waits for this process's attempts in flight on the same keys
+ * (see above); the reservation must then be ended by keep(), release() or releaseInTx().
+ */
+export async function reserve(slots: readonly Slot[], options: { waitForInFlight?: boolean } = {}): Promise<Reservation> {
+  const keys = slots.map((slot) => slot.key);
+  await limiterHooks.beforeReserve?.(keys);
+  const deadline = nowMs() + IN_FLIGHT_WAIT_MS;
+  for (;;) {
+    // One statement on PostgreSQL, one BEGIN IMMEDIATE transaction on SQLite (src/server/fast-sql.ts).
+    const outcome = await reserveSlots(requests(slots), new Date(nowMs()));
+    if (!("waitMs" in outcome)) return reservationOf(outcome.ids, options.waitForInFlight ? keys : null);
+    const left = deadline - nowMs();
+    if (!options.waitForInFlight || left <= 0 || !keys.some((key) => inFlight.counts.has(key))) throw refused(outcome.waitMs);
+    await inFlightDecided(keys, left);
+  }
 }
 
 /**

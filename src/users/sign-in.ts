@@ -37,7 +37,7 @@ export async function signInWithPassword(options: { email: string; password: str
   const email = options.email.trim().toLowerCase();
   const client = await db();
   const [taken, user] = await Promise.all([
-    reserve(signInSlots(email, options.ip)).then(
+    reserve(signInSlots(email, options.ip), { waitForInFlight: true }).then(
       (reservation): Reservation | null => reservation,
       (error: unknown) => {
         if (isRateLimited(error)) return null;
@@ -58,12 +58,13 @@ export async function signInWithPassword(options: { email: string; password: str
     throw error;
   }
   if (!user || !ok) {
+    taken.keep(); // a failure: counted
     await recordEvent({ type: "signin.failed", userId: user?.id ?? null, ip: options.ip, detail: { reason: user ? "wrong password" : "unknown e-mail" } });
     return { ok: false, reason: "invalid" };
   }
   await write(async (tx) => {
     await taken.releaseInTx(tx);
     await recordEventInTx(tx, { type: "signin.succeeded", userId: user.id, ip: options.ip });
-  });
+  }).finally(() => taken.releasedInTx());
   return { ok: true, user: { id: user.id, name: user.name, email: user.email, sessionVersion: user.sessionVersion } };
 }

@@ -43,7 +43,7 @@ export async function passwordGrant(client: Client, params: Record<string, unkno
     taken = await reserve([
       { key: `password:${client.clientId}:${username}`, limit: PASSWORD_LIMIT_PER_USERNAME },
       { key: `password-client:${client.clientId}`, limit: PASSWORD_LIMIT_PER_CLIENT },
-    ]);
+    ], { waitForInFlight: true });
   } catch (error) {
     if (isRateLimited(error)) {
       const owner = await userByEmail(username);
@@ -60,7 +60,10 @@ export async function passwordGrant(client: Client, params: Record<string, unkno
     await taken.release(); // not decided (the hashing pool is full, the database failed): not counted
     throw error;
   }
-  if (!user || !passwordOk || user.id !== client.ownerId) throw new OAuthError("invalid_grant", {}, "bad resource owner credentials");
+  if (!user || !passwordOk || user.id !== client.ownerId) {
+    taken.keep(); // a failure: counted
+    throw new OAuthError("invalid_grant", {}, "bad resource owner credentials");
+  }
   await taken.release();
 
   // Respond
