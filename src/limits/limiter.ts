@@ -35,7 +35,7 @@
 import { nowMs } from "@/clock";
 import { env } from "@/env";
 import { ApiError, tooManyRequests } from "@/http/errors";
-import type { Tx } from "@/server/db";
+import { db, type Tx } from "@/server/db";
 import { releaseSlots, reserveSlots, type SlotRequest } from "@/server/fast-sql";
 
 export type Limit = { max: number; windowMs: number };
@@ -196,6 +196,18 @@ export async function reserveInTx(tx: Tx, slots: readonly Slot[]): Promise<Reser
   }
   if (waitMs !== null) throw refused(waitMs);
   return reservationOf(ids);
+}
+
+/** When `slot`'s key has room again (ms since the epoch), or null when it has room now. One read. */
+export async function fullUntil(slot: Slot): Promise<number | null> {
+  const at = nowMs();
+  const row = await (await db()).failedAttempt.findFirst({
+    where: { key: slot.key, createdAt: { gt: new Date(at - slot.limit.windowMs) } },
+    orderBy: { createdAt: "desc" },
+    skip: slot.limit.max - 1,
+    select: { createdAt: true },
+  });
+  return row ? row.createdAt.getTime() + slot.limit.windowMs : null;
 }
 
 /** Whether `error` is the limiter's refusal (or any other 429). */

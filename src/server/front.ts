@@ -22,10 +22,17 @@
 // Requests: the request target first (src/server/request-target.ts: dot segments, absolute form), then the
 // fast lane (src/server/fast-lane.ts) or whatever else serves the rest (Next under `npm start`), with
 // Strict-Transport-Security on every answer when APP_URL is https (RFC 6797; the pages also get it from
-// proxy.ts, the HTML answers of route handlers from src/http/html.ts).
+// proxy.ts, the HTML answers of route handlers from src/http/html.ts). Web sign-ins from an address the
+// sign-in limit refuses now are answered here, before Next (refuseLimitedSignIn).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { nowMs } from "@/clock";
+import { env } from "@/env";
+import { clientAddressFromForwarded } from "@/http/client-address";
+import { JSON_TYPE } from "@/http/respond";
 import { hstsHeaders } from "@/http/security-headers";
+import { addressKey } from "@/limits/limiter";
+import { signInsRefusedUntil } from "@/limits/refused-addresses";
 import { appendPeerAddress, decideLane, FAST_LANE_SECURITY_HEADERS, pathOf, queueFastLane } from "@/server/fast-lane";
 import { log } from "@/server/log";
 import { refuseTarget, screenTarget } from "@/server/request-target";
@@ -127,6 +134,49 @@ export type FrontOptions = {
   other: (req: IncomingMessage, res: ServerResponse) => void;
 };
 
+/** next-auth's credentials sign-in (app/api/auth/[...nextauth]/route.ts). */
+const SIGN_IN_CALLBACK = /^\/api\/auth\/callback\/credentials\/?$/;
+/** A sign-in form is a few hundred bytes; a larger body from a refused address is not read. */
+const SIGN_IN_BODY_MAX = 8 * 1024;
+
+/**
+ * A web sign-in from an address whose sign-ins the limiter refuses now (src/limits/refused-addresses.ts) is
+ * answered here, as next-auth answers a sign-in refused with "rate_limited" (src/auth/sign-in-status.ts): the
+ * sign-in page's fetch (json=true in the body) gets 429 and {"url": ".../api/auth/error?error=rate_limited"},
+ * a plain form post a redirect there; Retry-After says when the address has room again. Such refusals are
+ * not recorded one by one in the audit log (the first refusal was): a flood would fill it. Returns false
+ * when the request goes on to Next.
+ */
+function refuseLimitedSignIn(req: IncomingMessage, res: ServerResponse, origin: string, headers: ReadonlyArray<readonly [string, string]>): boolean {
+  const forwarded = req.headers["x-forwarded-for"];
+  const address = addressKey(clientAddressFromForwarded(Array.isArray(forwarded) ? forwarded.join(", ") : (forwarded ?? null), env().trustProxy));
+  const until = signInsRefusedUntil(address, nowMs());
+  if (until === null) return false;
+  const errorUrl = `${origin}/api/auth/error?error=rate_limited`;
+  const retryAfter = String(Math.max(1, Math.ceil((until - nowMs()) / 1000)));
+  const chunks: Buffer[] = [];
+  let size = 0;
+  req.on("data", (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= SIGN_IN_BODY_MAX) chunks.push(chunk);
+  });
+  req.on("end", () => {
+    const json = size <= SIGN_IN_BODY_MAX && new URLSearchParams(Buffer.concat(chunks).toString("utf8")).get("json") === "true";
+    const lines: string[] = [];
+    for (const [name, value] of headers) lines.push(name, value);
+    lines.push("Cache-Control", "no-store", "Retry-After", retryAfter);
+    if (json) {
+      const body = JSON.stringify({ url: errorUrl });
+      res.writeHead(429, [...lines, "Content-Type", JSON_TYPE, "Content-Length", String(Buffer.byteLength(body))]);
+      res.end(body);
+    } else {
+      res.writeHead(302, [...lines, "Location", errorUrl, "Content-Length", "0"]);
+      res.end();
+    }
+  });
+  return true;
+}
+
 /** The request listener: the request target, then the fast lane or `other`. */
 export function frontListener(options: FrontOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const app = new URL(options.appUrl);
@@ -146,6 +196,7 @@ export function frontListener(options: FrontOptions): (req: IncomingMessage, res
       options.track?.(work);
       return;
     }
+    if (req.method === "POST" && SIGN_IN_CALLBACK.test(pathOf(req.url)) && refuseLimitedSignIn(req, res, app.origin, refusalHeaders)) return;
     for (const [name, value] of hsts) res.setHeader(name, value);
     options.other(req, res);
   };

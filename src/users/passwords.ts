@@ -110,6 +110,16 @@ function state(): Slots {
 /** The slots the pages' hashes may hold at once: all but one kept for the API (when there are two or more). */
 const pageSlots = (slots: Slots) => Math.max(1, slots.size - 1);
 
+/**
+ * Measures how fast this process hashes, once (at start: instrumentation.ts), so that no request pays for it;
+ * otherwise the first hash does. Never throws.
+ */
+export function measureHashingAtStart(): Promise<void> {
+  const slots = state();
+  if (env().hashQueue !== null || slots.msPerHash !== null) return Promise.resolve();
+  return (slots.measuring ??= measure(slots).catch(() => {}));
+}
+
 /** Times MEASURED_HASHES hashes with the production options, one after the other: ms per hash in one slot. */
 async function measure(slots: Slots): Promise<void> {
   await hash("warm-up", OPTIONS);

@@ -10,7 +10,8 @@
 // hashing time and count the same. Audit events: signin.succeeded, signin.failed, rate_limited.
 import { recordEvent, recordEventInTx } from "@/audit/record-event";
 import { db, write } from "@/server/db";
-import { addressKey, isRateLimited, reserve, type Limit, type Reservation } from "@/limits/limiter";
+import { addressKey, fullUntil, isRateLimited, reserve, type Limit, type Reservation } from "@/limits/limiter";
+import { rememberRefusedAddress } from "@/limits/refused-addresses";
 import { verifyPassword } from "@/users/passwords";
 
 const WINDOW_MS = 15 * 60 * 1000;
@@ -47,6 +48,10 @@ export async function signInWithPassword(options: { email: string; password: str
     email ? client.user.findUnique({ where: { email } }) : null,
   ]);
   if (taken === null) {
+    // When it is the address that is full, its next sign-ins are answered before Next (src/server/front.ts).
+    const address = signInSlots(email, options.ip)[2]!;
+    const until = await fullUntil(address);
+    if (until !== null) rememberRefusedAddress(addressKey(options.ip), until);
     await recordEvent({ type: "rate_limited", userId: user?.id ?? null, ip: options.ip, detail: { limit: "signin" } });
     return { ok: false, reason: "rate_limited" };
   }

@@ -1,0 +1,75 @@
+// Web sign-ins from an address that the per-address sign-in limit refuses are answered before Next
+// (src/server/front.ts, src/limits/refused-addresses.ts; README, Security): a flood from one address, each
+// answered 429 by Next, kept the process's one thread busy and held a legitimate password grant back by
+// hundreds of milliseconds. The test server stands in for Next with a 404 "not served without Next", so an
+// answer other than that one was given by the front door.
+import { randomBytes } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { advanceClock, resetClock } from "@/clock";
+import { setEnvForTests } from "@/env";
+import { signInWithPassword, SIGNIN_LIMIT_PER_CLIENT_ADDRESS } from "@/users/sign-in";
+import { startServer } from "@/testing/app";
+import { makeUser } from "@/testing/factories";
+
+const CALLBACK = "/api/auth/callback/credentials";
+const freshAddress = () => `10.${randomBytes(3).join(".")}`;
+const uniqueEmail = () => `flood-${randomBytes(6).toString("hex")}@example.test`;
+
+let restore: Partial<ReturnType<typeof setEnvForTests>> | null = null;
+afterEach(() => {
+  if (restore) setEnvForTests(restore);
+  restore = null;
+  resetClock();
+});
+
+/** A sign-in posted as the sign-in page's fetch (json=true) or as a plain form, from `address` (X-Forwarded-For). */
+const post = (url: string, address: string, json: boolean) =>
+  fetch(`${url}${CALLBACK}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", "X-Forwarded-For": address },
+    body: new URLSearchParams({ csrfToken: "x", email: uniqueEmail(), password: "guess", ...(json ? { json: "true" } : {}) }).toString(),
+  });
+
+describe("web sign-ins from an address the sign-in limit refuses", () => {
+  it("are answered 429 (the page's fetch) or redirected to the error (a plain form) before Next, until the address has room again; other addresses go on to Next", async () => {
+    restore = setEnvForTests({ trustProxy: true });
+    const attacker = freshAddress();
+    const server = await startServer();
+    try {
+      // Not refused yet: the request goes on to Next (here the stand-in).
+      expect((await post(server.url, attacker, true)).status).toBe(404);
+      for (let i = 0; i < SIGNIN_LIMIT_PER_CLIENT_ADDRESS.max; i++) {
+        expect(await signInWithPassword({ email: uniqueEmail(), password: "guess", ip: attacker })).toEqual({ ok: false, reason: "invalid" });
+      }
+      // The limiter refuses the address once; from then on the front door answers for it.
+      expect(await signInWithPassword({ email: uniqueEmail(), password: "guess", ip: attacker })).toEqual({ ok: false, reason: "rate_limited" });
+      const fetched = await post(server.url, attacker, true);
+      expect(fetched.status).toBe(429);
+      expect(Number(fetched.headers.get("retry-after"))).toBeGreaterThan(800);
+      expect(await fetched.json()).toEqual({ url: "http://localhost:3000/api/auth/error?error=rate_limited" });
+      const form = await post(server.url, attacker, false);
+      expect({ status: form.status, location: form.headers.get("location") }).toEqual({ status: 302, location: "http://localhost:3000/api/auth/error?error=rate_limited" });
+      // Another address is not affected; nor is this one once its oldest failure has left the window.
+      expect((await post(server.url, freshAddress(), true)).status).toBe(404);
+      advanceClock(15 * 60 * 1000 + 1000);
+      expect((await post(server.url, attacker, true)).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a refusal for the e-mail alone (not the address) does not stop the address's other sign-ins", async () => {
+    restore = setEnvForTests({ trustProxy: true });
+    const user = await makeUser();
+    const address = freshAddress();
+    const server = await startServer();
+    try {
+      for (let i = 0; i < 10; i++) await signInWithPassword({ email: user.email, password: "guess", ip: address });
+      expect(await signInWithPassword({ email: user.email, password: user.password, ip: address })).toEqual({ ok: false, reason: "rate_limited" });
+      expect((await post(server.url, address, true)).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});
