@@ -79,14 +79,15 @@ export const limiterHooks: { beforeReserve?: (keys: readonly string[]) => Promis
 
 // Attempts in flight in this process, per key, and the reservations waiting for them to be decided. On
 // globalThis: the custom server loads this module twice (its own copy, and Next's bundle's for sign-in).
-type InFlight = { counts: Map<string, number>; waiters: Set<{ keys: readonly string[]; wake: () => void }> };
+type InFlight = { counts: Map<string, number>; waiters: Set<{ keys: readonly string[]; wake: () => void }>; decided: number };
 const inFlightHolder = globalThis as typeof globalThis & { __limiterInFlight?: InFlight };
-const inFlight = (inFlightHolder.__limiterInFlight ??= { counts: new Map(), waiters: new Set() });
+const inFlight = (inFlightHolder.__limiterInFlight ??= { counts: new Map(), waiters: new Set(), decided: 0 });
 
 /** How long a refused reservation waits, at most, for the attempts in flight on its keys. */
 export const IN_FLIGHT_WAIT_MS = 5_000;
 
 function settled(keys: readonly string[], released: boolean): void {
+  inFlight.decided++;
   for (const key of keys) {
     const left = (inFlight.counts.get(key) ?? 1) - 1;
     if (left > 0) inFlight.counts.set(key, left);
@@ -151,11 +152,15 @@ export async function reserve(slots: readonly Slot[], options: { waitForInFlight
   await limiterHooks.beforeReserve?.(keys);
   const deadline = nowMs() + IN_FLIGHT_WAIT_MS;
   for (;;) {
+    const decidedBefore = inFlight.decided;
     // One statement on PostgreSQL, one BEGIN IMMEDIATE transaction on SQLite (src/server/fast-sql.ts).
     const outcome = await reserveSlots(requests(slots), new Date(nowMs()));
     if (!("waitMs" in outcome)) return reservationOf(outcome.ids, options.waitForInFlight ? keys : null);
     const left = deadline - nowMs();
-    if (!options.waitForInFlight || left <= 0 || !keys.some((key) => inFlight.counts.has(key))) throw refused(outcome.waitMs);
+    if (!options.waitForInFlight || left <= 0) throw refused(outcome.waitMs);
+    // An attempt decided while the statement ran may have freed the slot it was refused for: try again at once.
+    if (inFlight.decided !== decidedBefore) continue;
+    if (!keys.some((key) => inFlight.counts.has(key))) throw refused(outcome.waitMs);
     await inFlightDecided(keys, left);
   }
 }
