@@ -3,6 +3,7 @@
 // route answers it 503 with Retry-After: 1 (429 for a sign-in limit), and the page says to try again in a
 // moment. The pool is held (src/testing/hold-pool.ts) so that the admitted checks stay in their slots.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { until } from "@/testing/until";
 import { signInMessage } from "../../app/login/messages";
 import { authOptions } from "@/auth/options";
 import { SIGN_IN_BUSY, withSignInStatus } from "@/auth/sign-in-status";
@@ -23,13 +24,6 @@ const slots = () => {
 type Authorize = (credentials: Record<string, string>, request: { headers: Record<string, string> }) => Promise<unknown>;
 const authorize = (authOptions().providers[0] as unknown as { options: { authorize: Authorize } }).options.authorize;
 
-async function until(done: () => boolean, what: () => string): Promise<void> {
-  for (let i = 0; i < 2000; i++) {
-    if (done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`never happened: ${what()}`);
-}
 
 let previous: Partial<Env>;
 beforeEach(() => {

@@ -4,19 +4,13 @@
 // on the wire, so that its handler is waiting for the body, until every request has got that far; then every
 // last byte goes at once.
 import { request } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "@/server/db";
 import { makeClient, makeUser } from "@/testing/factories";
-import { startInstance, type Instance } from "@/testing/instance";
+import { startedInstances } from "@/testing/instance";
 import { Barrier, together } from "@/testing/race";
 
-let instances: Instance[] = [];
-beforeAll(async () => {
-  instances = await Promise.all([startInstance(), startInstance()]);
-}, 120_000);
-afterAll(async () => {
-  await Promise.all(instances.map((instance) => instance.stop()));
-});
+const instances = startedInstances(2);
 
 /** A JSON POST whose last byte is sent only once every request sharing `barrier` has sent the rest. */
 function heldPost(url: string, body: unknown, barrier: Barrier): Promise<{ status: number; body: unknown }> {

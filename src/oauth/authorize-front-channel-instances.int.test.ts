@@ -2,11 +2,11 @@
 // signed into its way back by one instance, is taken by another (the key derives from the shared
 // AUTH_SECRET), a forged one is not; a pushed request's row, in the shared database, decides on every
 // instance whatever the URL adds.
-import { spawn, type ChildProcess } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { nowMs } from "@/clock";
 import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
+import { startedInstances } from "@/testing/instance";
 import { sessionCookie } from "@/testing/session";
 
 const AUTH = "/api/connect/oauth2/auth/";
@@ -14,24 +14,8 @@ const PAR = "/api/connect/oauth2/par/";
 const REDIRECT = "https://client.example.test/callback";
 const ISS = "http://localhost:3000";
 
-let second: ChildProcess | null = null;
-let secondUrl = "";
-
-beforeAll(async () => {
-  second = spawn("node_modules/.bin/tsx", ["src/testing/second-instance.ts"], { env: process.env, stdio: ["pipe", "pipe", "inherit"] });
-  secondUrl = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    second!.stdout!.on("data", (chunk) => {
-      out += chunk;
-      const match = /listening (\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    second!.on("exit", (code) => reject(new Error(`second instance exited ${code}`)));
-  });
-});
-afterAll(() => {
-  second?.kill("SIGTERM");
-});
+/** The second instance, another process on the same database (started before the tests). */
+const instances = startedInstances(1);
 
 const seconds = () => Math.floor(nowMs() / 1000);
 
@@ -43,7 +27,7 @@ async function setup() {
 }
 
 /** GET on the second instance, without following redirects. */
-const there = (path: string, cookie: string) => fetch(`${secondUrl}${path}`, { headers: { cookie }, redirect: "manual" });
+const there = (path: string, cookie: string) => fetch(`${instances[0]!.url}${path}`, { headers: { cookie }, redirect: "manual" });
 
 /** The way back from a sign-in redirect (this instance's `call` or the second's fetch). */
 function wayBack(location: string | null): string {

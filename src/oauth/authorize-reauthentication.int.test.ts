@@ -1,5 +1,5 @@
 // The authorization endpoint's way to the sign-in page and back (src/oauth/authorize.ts loginRedirect,
-// needsLogin; OpenID Connect Core 3.1.2.1 prompt=login and max_age, CONTRACT.md 9): who is asked to type the
+// needsLogin; OpenID Connect Core 3.1.2.1 prompt=login and max_age; README, Security): who is asked to type the
 // password again, what the way back carries (the request as sent, plus the time it was received, signed, in
 // auth_after), that coming back without a fresh sign-in does not skip it, and the boundaries of max_age and
 // of that time (a session exactly as old as max_age, or signed in the same second as the request, goes on).

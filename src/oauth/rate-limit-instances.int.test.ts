@@ -1,17 +1,11 @@
 // CONTRACT.md 4: failed password attempts are counted per client and e-mail in the database, "so it holds
 // across server instances". Two instances run as two processes on the test database, each answering on its
 // own socket; the failures are split between them, and both refuse the eleventh try.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { makeClient, makeUser } from "@/testing/factories";
-import { startInstance, type Instance } from "@/testing/instance";
+import { startedInstances, type Instance } from "@/testing/instance";
 
-let instances: Instance[] = [];
-beforeAll(async () => {
-  instances = await Promise.all([startInstance(), startInstance()]);
-}, 120_000);
-afterAll(async () => {
-  await Promise.all(instances.map((instance) => instance.stop()));
-});
+const instances = startedInstances(2);
 
 describe("the failed-attempt limit across instances", () => {
   it("five failures at each of two instances: the eleventh try is 429 at both, even with the right password", async () => {

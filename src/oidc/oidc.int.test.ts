@@ -19,7 +19,7 @@ import {
   type JSONWebKeySet,
   type JWTPayload,
 } from "jose";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, nowMs, resetClock } from "@/clock";
 import { setEnvForTests } from "@/env";
 import { consentCsrfToken } from "@/oauth/authorization-request";
@@ -28,7 +28,7 @@ import { db, write } from "@/server/db";
 import { call } from "@/testing/app";
 import { runCli } from "@/testing/cli";
 import { grantRow, makeClient, makeUser } from "@/testing/factories";
-import { startInstance, type Instance } from "@/testing/instance";
+import { startedInstances, startInstance, type Instance } from "@/testing/instance";
 import { captureLog } from "@/testing/log-capture";
 import { sessionCookie } from "@/testing/session";
 import { ensureSigningKey, forgetLoadedSigningKey, revokeSigningKey, rotateSigningKey } from "@/oidc/keys";
@@ -484,13 +484,7 @@ describe("signing keys", () => {
 // leaves every instance's JWKS on its next request (and what it signed stops verifying), and a private key's
 // ciphertext decrypts only in its own row.
 describe("signing keys across instances: rotation and revocation at once", () => {
-  let instances: Instance[] = [];
-  beforeAll(async () => {
-    instances = await Promise.all([startInstance(), startInstance()]);
-  }, 120_000);
-  afterAll(async () => {
-    await Promise.all(instances.map((instance) => instance.stop()));
-  });
+  const instances = startedInstances(2);
 
   /** A refresh at `instance`: its id_token (OpenID Connect Core 12.2), keeping the newest refresh token. */
   async function idTokenAt(instance: Instance, s: Setup, held: { refreshToken: string }): Promise<string> {

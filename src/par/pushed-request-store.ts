@@ -1,4 +1,4 @@
-// The stored side of pushed authorization requests (RFC 9126, CONTRACT.md 13), read by the authorization
+// The stored side of pushed authorization requests (RFC 9126; README, Clients that register themselves), read by the authorization
 // endpoint: a live, unused request_uri of the client that pushed it (found by the digest of its random part;
 // the handle itself is never stored), its parameters, and when it was received, which is what a pushed
 // prompt=login is measured against (README, Security). Used once: the use is a conditional write (claim

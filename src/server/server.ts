@@ -1,5 +1,5 @@
 // `npm start`: a custom Next.js server (next({ dev: false }), prepare(), getRequestHandler(); a documented
-// deployment mode) with a fast lane in front (issue 8). Connections and request targets first meet the rules
+// deployment mode) with a fast lane in front (README, Design: serving). Connections and request targets first meet the rules
 // of src/server/front.ts (deadlines, MAX_CONNECTIONS, dot segments and absolute-form targets refused, HSTS
 // under https). Every request then gets the socket's address appended to X-Forwarded-For
 // (src/http/client-address.ts); /api (but next-auth's /api/auth/) and the route handlers under /.well-known

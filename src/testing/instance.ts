@@ -2,6 +2,7 @@
 // told otherwise, for tests of rules that must hold across instances (the failed-attempt limit) and of what
 // an instance does by itself (the outbox sweep, its log lines).
 import { spawn } from "node:child_process";
+import { afterAll, beforeAll } from "vitest";
 
 export type Instance = {
   url: string;
@@ -48,4 +49,19 @@ export async function startInstance(options: { env?: Record<string, string>; ins
       clearTimeout(killer);
     },
   };
+}
+
+/**
+ * `count` instances started before the tests of the enclosing file or describe block and stopped after them:
+ * the array fills once they are up.
+ */
+export function startedInstances(count: number, options: Parameters<typeof startInstance>[0] = {}): Instance[] {
+  const instances: Instance[] = [];
+  beforeAll(async () => {
+    instances.push(...(await Promise.all(Array.from({ length: count }, () => startInstance(options)))));
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(instances.map((instance) => instance.stop()));
+  });
+  return instances;
 }

@@ -4,6 +4,7 @@
 // (src/testing/hold-pool.ts) so that the admitted hashes stay in their slots while the burst arrives: the
 // refusals are seen while every request of the burst is inside the queue, and before any admitted one ends.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { until } from "@/testing/until";
 import { env, setEnvForTests, type Env } from "@/env";
 import { db } from "@/server/db";
 import { call } from "@/testing/app";
@@ -22,14 +23,6 @@ const slots = () => {
   return { size: load.slots, busy: load.busy, waiting: load.waiting.api + load.waiting.pages, api: load.waiting.api };
 };
 
-/** Polls (no timing asserted) until `done()`; fails naming `what` after a generous wait. */
-async function until(done: () => boolean, what: () => string): Promise<void> {
-  for (let i = 0; i < 2000; i++) {
-    if (done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`never happened: ${what()}`);
-}
 
 let previous: Partial<Env>;
 beforeEach(() => {
