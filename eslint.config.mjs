@@ -18,7 +18,7 @@ const config = [
     },
   },
   {
-    files: ["scripts/**", "e2e/**", "*.config.ts", "**/*.test.ts", "src/clock.ts", "src/server/log.ts"],
+    files: ["scripts/**", "e2e/**", "*.config.ts", "**/*.test.ts", "src/clock.ts", "src/observability/log.ts"],
     rules: { "no-restricted-properties": "off" },
   },
 ];

@@ -317,7 +317,7 @@ function groupRss(pgid: number): Array<{ pid: number; rssMiB: number; command: s
 async function createFixtures(): Promise<Fixtures> {
   const { createUser } = await import("../src/users/create-user");
   const { createClient } = await import("../src/clients/create-client");
-  const { db, disconnectDb } = await import("../src/server/db");
+  const { db, disconnectDb } = await import("../src/db/client");
   try {
     const email = `bench-${randomBytes(4).toString("hex")}@example.test`;
     const user = await createUser({ email, password: PASSWORD, name: "Bench User" });
@@ -798,7 +798,7 @@ async function main(): Promise<void> {
   const bare = startProcess("bare node:http", process.execPath, ["-e", BARE_SERVER, String(options.port + 2)], {});
   cleanups.push(bare.stop);
   await Promise.all([waitForHealth(bases.next, plainNext), waitForHealth(bases.bare, bare)]);
-  // SQLite's token cache (src/server/fast-sql.ts) off: what a bearer read costs when it misses.
+  // SQLite's token cache (src/db/fast-sql.ts) off: what a bearer read costs when it misses.
   const uncached = bases.uncached ? startProcess("npm start, no token cache", process.execPath, ["--import", "tsx", "scripts/serve.ts", "start"], { ...serverEnv, PORT: String(options.port + 3), TOKEN_CACHE_SIZE: "0" }) : null;
   if (uncached) {
     cleanups.push(uncached.stop);

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # CI's mutation-testing step (issue 15): `bash scripts/mutation-ci.sh`, the last step of .ci/run.
 #
-# stryker-incremental.json is committed: the result of every mutant of the five folders, with the source of
+# mutation/baseline.json is committed: the result of every mutant of the five folders, with the source of
 # each file and test file it was measured on (refresh it with `npm run test:mutation -- --incremental`, or
 # one folder at a time, see the README, and commit it with the change, like a lock file). This step:
 #   1. compares the mutated files and the test files on disk with the baseline (scripts/mutation.ts changed);
 #   2. if nothing differs, prints the baseline's scores: the code is what was measured;
 #   3. otherwise runs Stryker incrementally on the changed files only, with the tests that covered them
-#      (stryker.ci.config.mjs), and prints the scores with those files' new results.
+#      (mutation/stryker.ci.config.mjs), and prints the scores with those files' new results.
 # MUTATION_MIN_SCORE (default 85) fails the step when any of the five folders scores below it.
 # MUTATION_BUDGET_SECONDS (default 720) stops a run that would take longer; a stopped run is reported, not
 # failed (the change's author refreshes the baseline instead). Under 300 seconds no run is started at all:
@@ -23,27 +23,27 @@ mkdir -p reports/mutation
 plan=$(npx tsx scripts/mutation.ts changed)
 files=$(node -e 'console.log(JSON.parse(process.argv[1]).sources.join(","))' "$plan")
 tests=$(node -e 'console.log(JSON.parse(process.argv[1]).tests.join(","))' "$plan")
-report=stryker-incremental.json
+report=mutation/baseline.json
 
 if [ -z "$files" ]; then
-  echo "mutation testing: every mutated file and test file is as measured in stryker-incremental.json"
+  echo "mutation testing: every mutated file and test file is as measured in mutation/baseline.json"
 elif [ "$budget" -lt 300 ]; then
   echo "mutation testing: NOT re-measured (${budget}s of CI time left): ${files//,/ }"
-  echo "  differ from stryker-incremental.json; the scores below are the baseline's. Refresh the baseline."
+  echo "  differ from mutation/baseline.json; the scores below are the baseline's. Refresh the baseline."
 else
   echo "mutation testing: re-measuring ${files//,/ }"
   echo "  with ${tests//,/ }"
-  cp stryker-incremental.json reports/mutation/ci-incremental.json
+  cp mutation/baseline.json reports/mutation/ci-incremental.json
   status=0
   MUTATION_FILES="$files" MUTATION_TESTS="$tests" timeout --signal=INT --kill-after=60 "$budget" \
-    node_modules/.bin/stryker run stryker.ci.config.mjs --concurrency "${MUTATION_CONCURRENCY:-2}" || status=$?
+    node_modules/.bin/stryker run mutation/stryker.ci.config.mjs --concurrency "${MUTATION_CONCURRENCY:-2}" || status=$?
   if [ "$status" = 124 ] || [ "$status" = 130 ]; then
-    echo "mutation testing: stopped at the budget of ${budget}s; refresh stryker-incremental.json with the change"
+    echo "mutation testing: stopped at the budget of ${budget}s; refresh mutation/baseline.json with the change"
     rm -rf .stryker-tmp
     exit 0
   fi
   [ "$status" = 0 ] || { echo "mutation testing failed (exit $status)"; exit "$status"; }
-  npx tsx scripts/mutation.ts merge reports/mutation/scored.json stryker-incremental.json reports/mutation/ci.json >/dev/null
+  npx tsx scripts/mutation.ts merge reports/mutation/scored.json mutation/baseline.json reports/mutation/ci.json >/dev/null
   report=reports/mutation/scored.json
 fi
 

@@ -1,4 +1,4 @@
-// The mutation baseline (issue 15): stryker-incremental.json, committed like a lock file, holds the result of
+// The mutation baseline (issue 15): mutation/baseline.json, committed like a lock file, holds the result of
 // every mutant of src/oauth, src/permission-requests, src/http, src/users and src/email, with the source of
 // each mutated file and test file it was measured on. This script reads and writes it:
 //
@@ -13,7 +13,7 @@
 //                                                      source kept: CI measures it once it changes)
 //
 // Score = (killed + timed out) / (killed + timed out + survived + not covered), Stryker's own definition;
-// static and ignored mutants are outside it (stryker.config.mjs says why).
+// static and ignored mutants are outside it (mutation/stryker.config.mjs says why).
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 
 type Mutant = { id: string; status: string; coveredBy?: string[]; killedBy?: string[]; [key: string]: unknown };
@@ -21,7 +21,7 @@ type SourceFile = { source: string; mutants: Mutant[]; unmeasured?: true; [key: 
 type TestFile = { source?: string; tests: { id: string; name: string; [key: string]: unknown }[] };
 type Report = { files: Record<string, SourceFile>; testFiles?: Record<string, TestFile>; [key: string]: unknown };
 
-export const BASELINE = "stryker-incremental.json";
+export const BASELINE = "mutation/baseline.json";
 export const FOLDERS = ["src/oauth", "src/permission-requests", "src/http", "src/users", "src/email"];
 const DETECTED = new Set(["Killed", "Timeout"]);
 const COUNTED = new Set(["Killed", "Timeout", "Survived", "NoCoverage"]);
@@ -128,7 +128,7 @@ export function merge(reports: Report[]): Report {
   return out;
 }
 
-/** The files stryker.config.mjs mutates. */
+/** The files mutation/stryker.config.mjs mutates. */
 const mutatedFiles = () =>
   FOLDERS.flatMap((folder) => readdirSync(folder, { recursive: true, encoding: "utf8" }).map((p) => `${folder}/${p}`))
     .filter((p) => p.endsWith(".ts") && !p.endsWith(".test.ts"))

@@ -93,7 +93,7 @@ if (mode === "build") {
   if (mode === "start" && cluster.isWorker) {
     await serveHere(config);
   } else {
-    const { migrate, MigrationError } = await import("../src/server/migrate");
+    const { migrate, MigrationError } = await import("../src/db/migrate");
     try {
       const applied = await migrate(config);
       if (applied.length) console.log(`Applied migrations: ${applied.join(", ")}`);
@@ -107,8 +107,8 @@ if (mode === "build") {
       process.exit(1);
     }
     if (mode === "dev") {
-      const { demoCredentials, seedIfEmpty } = await import("../src/server/seed");
-      const { disconnectDb } = await import("../src/server/db");
+      const { demoCredentials, seedIfEmpty } = await import("../src/cli/seed");
+      const { disconnectDb } = await import("../src/db/client");
       const printed = (await seedIfEmpty()) ?? demoCredentials();
       if (printed) console.log("\n" + printed + "\n");
       await disconnectDb();

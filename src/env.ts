@@ -73,7 +73,7 @@ export type Env = {
   allowDevDatabase: boolean;
   /** Who may register a client by RFC 7591 (CONTRACT.md 13): nobody, holders of an initial access token, anyone. */
   registration: "off" | "token" | "open";
-  /** Live access tokens each process keeps on SQLite between commits (src/server/fast-sql.ts); 0: none. */
+  /** Live access tokens each process keeps on SQLite between commits (src/db/fast-sql.ts); 0: none. */
   tokenCacheSize: number;
   /** Threads in libuv's pool (UV_THREADPOOL_SIZE; Node's default 4), where argon2id runs. */
   threadPoolSize: number;
@@ -84,7 +84,7 @@ export type Env = {
 };
 
 const SECRET_FILE = ".data/auth-secret";
-/** The development database: `npm run dev` seeds it with demo users (src/server/seed.ts). */
+/** The development database: `npm run dev` seeds it with demo users (src/cli/seed.ts). */
 export const DEFAULT_DATABASE_URL = "file:./.data/dev.db";
 
 /** In development the session secret is generated once and kept under .data/ (CONTRACT.md 7). */

@@ -111,9 +111,9 @@ describe.skipIf(process.env.TEST_DATABASE_URL?.startsWith("postgres") && !EXTERN
       return;
     }
     const { env } = await import("@/env");
-    const { migrate } = await import("@/server/migrate");
+    const { migrate } = await import("@/db/migrate");
     await migrate(env());
-    const { seedIfEmpty } = await import("@/server/seed");
+    const { seedIfEmpty } = await import("@/cli/seed");
     expect(await seedIfEmpty(demoFile)).toMatch(/^Demo data created/);
     const { startServer } = await import("@/testing/app");
     server = await startServer();
@@ -121,13 +121,13 @@ describe.skipIf(process.env.TEST_DATABASE_URL?.startsWith("postgres") && !EXTERN
 
   afterAll(async () => {
     await server?.close();
-    const { disconnectDb } = await import("@/server/db");
+    const { disconnectDb } = await import("@/db/client");
     await disconnectDb();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it.skipIf(EXTERNAL)("the demo credentials are printed again on a later start, from the seed's file, for this database only", async () => {
-    const { demoCredentials } = await import("@/server/seed");
+    const { demoCredentials } = await import("@/cli/seed");
     const saved = readFileSync(demoFile, "utf8");
     const password = /^ALICE_PASSWORD='([^']+)'$/m.exec(saved)?.[1];
     expect(password).toMatch(/^[\w-]{12}$/);

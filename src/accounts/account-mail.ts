@@ -16,7 +16,7 @@ import { noLinks } from "@/email/no-links";
 import type { OutgoingMail } from "@/email/outbox";
 import { renderHtmlAndText } from "@/email/render";
 import { formatDateTime } from "@/format/date-time";
-import type { Tx } from "@/server/db";
+import type { Tx } from "@/db/client";
 
 export const ACCOUNT_MAIL_LIMIT = { max: 5, windowMs: 24 * 3600 * 1000 };
 export const VERIFY_EMAIL_TTL_MS = 24 * 3600 * 1000;

@@ -3,8 +3,8 @@
 // and the address it was mailed to, valid for a fixed time, and used by one conditional write (claim first:
 // of any number of concurrent uses exactly one succeeds). Its mail is linked to it, and goes with it.
 import { nowMs } from "@/clock";
-import { digest } from "@/server/crypto";
-import { db, type Tx } from "@/server/db";
+import { digest } from "@/secrets";
+import { db, type Tx } from "@/db/client";
 
 export const ACCOUNT_TOKEN_PURPOSES = ["verify_email", "reset_password"] as const;
 export type AccountTokenPurpose = (typeof ACCOUNT_TOKEN_PURPOSES)[number];

@@ -4,7 +4,7 @@
 // grants check it where they issue: src/oauth/tokens.ts, and the refresh rotation). A confirmation only ever
 // comes, never goes (nothing changes an address), so a check made before a write cannot let an unconfirmed
 // account through: at worst it refuses one that was confirmed a moment later.
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 
 /** Whether the user's address is confirmed (false for no such user). */
 export async function emailConfirmed(userId: number): Promise<boolean> {

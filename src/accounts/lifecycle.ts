@@ -16,11 +16,11 @@
 //    the failed sign-ins counted against the address, so that the owner can sign in at once.
 // Revocation reaches the validated-token caches the way every revocation does: the commit goes through
 // write() (on PostgreSQL the pool whose connections hold back a commit that changed a token, grant, user or
-// client row until no instance can still answer from its cache: src/server/pg-token-cache.ts; on SQLite
-// every reader asks data_version: src/server/fast-sql.ts).
+// client row until no instance can still answer from its cache: src/db/pg-token-cache.ts; on SQLite
+// every reader asks data_version: src/db/fast-sql.ts).
 import { nowMs } from "@/clock";
 import { recordEventInTx } from "@/audit/record-event";
-import { write, type Tx } from "@/server/db";
+import { write, type Tx } from "@/db/client";
 import { signOutEverywhereInTx } from "@/users/sign-out-everywhere";
 import { claimAccountToken } from "@/accounts/account-tokens";
 

@@ -10,7 +10,7 @@
 // browser session, uses up the account's other reset links and forgets the failed sign-ins counted against
 // the address.
 import { parseInput } from "@/http/validate";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { hashPassword } from "@/users/passwords";
 import { ZPassword } from "@/users/schemas";
 import { z } from "zod";

@@ -11,8 +11,8 @@
 import { nowMs } from "@/clock";
 import { deliverSoon } from "@/email/deliver-soon";
 import { enqueueMail } from "@/email/outbox";
-import { digest, randomSecret } from "@/server/crypto";
-import { db, write } from "@/server/db";
+import { digest, randomSecret } from "@/secrets";
+import { db, write } from "@/db/client";
 import { accountTokenState, issueAccountToken } from "@/accounts/account-tokens";
 import { takeAccountStep } from "@/accounts/lifecycle";
 import { accountMailAllowed, renderVerifyEmail, VERIFY_EMAIL_TTL_MS } from "@/accounts/account-mail";

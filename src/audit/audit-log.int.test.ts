@@ -9,7 +9,7 @@ import { disconnectApp } from "@/grants/connected-apps";
 import { consentCsrfToken } from "@/oauth/authorization-request";
 import { pruneTokens } from "@/maintenance/prune-tokens";
 import { rotateSigningKey } from "@/oidc/keys";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { nowMs } from "@/clock";
 import { call } from "@/testing/app";
 import { makeClient, makeUser, passwordSession } from "@/testing/factories";

@@ -2,7 +2,7 @@
 // "detail"}], newest first; `user` is the person's e-mail, `client` the public client_id) and a person's own
 // recent events on /settings/security.
 import type { AuditDetail, AuditEventType } from "@/audit/events";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 
 export type AuditEventView = { type: string; at: string; user: string | null; client: string | null; ip: string | null; detail: AuditDetail | null };
 

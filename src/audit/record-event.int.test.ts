@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { recordEvent, recordEventInTx } from "@/audit/record-event";
 import { runWithRequestContext } from "@/http/request-context";
-import { db, write } from "@/server/db";
+import { db, write } from "@/db/client";
 
 async function eventsOfType(type: string) {
   return (await db()).auditEvent.findMany({ where: { type }, orderBy: { id: "asc" } });

@@ -4,8 +4,8 @@
 // strips anything shaped like a token in a path or query.
 import { now } from "@/clock";
 import { requestContext } from "@/http/request-context";
-import { write, type Tx } from "@/server/db";
-import { redact } from "@/server/log";
+import { write, type Tx } from "@/db/client";
+import { redact } from "@/observability/log";
 import type { AuditDetail, AuditEventType } from "@/audit/events";
 
 export type AuditEventInput = {
@@ -30,7 +30,7 @@ function cleanDetail(detail: AuditDetail | undefined): string | null {
   return JSON.stringify(clean);
 }
 
-/** The row an event is stored as (also for the raw SQL of src/server/fast-sql.ts). */
+/** The row an event is stored as (also for the raw SQL of src/db/fast-sql.ts). */
 export function auditRow(event: AuditEventInput) {
   return {
     type: event.type,

@@ -4,7 +4,7 @@
 import { decode } from "next-auth/jwt";
 import { nowMs } from "@/clock";
 import { env } from "@/env";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 
 /** `authTime`: when the person last typed their password (seconds since the epoch); null for sessions made
  * before it was recorded. */

@@ -5,7 +5,7 @@
 // changes anything or says more than the consent page will show: an app's name, for a client_id or a live
 // user code that the visitor already holds.
 import { nowMs } from "@/clock";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { normalizeUserCode } from "@/device/user-code";
 
 export type SignInPurpose = { kind: "app"; appName: string } | { kind: "device"; appName: string | null };

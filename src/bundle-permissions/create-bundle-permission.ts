@@ -5,7 +5,7 @@ import { now } from "@/clock";
 import { PERMISSION_INCLUDE, representBundlePermission } from "@/bundle-permissions/represent";
 import { badRequest, conflict, forbidden } from "@/http/errors";
 import { parseInput } from "@/http/validate";
-import { db, write } from "@/server/db";
+import { db, write } from "@/db/client";
 import { findUserByReference, ZUserReference } from "@/users/user-reference";
 
 export const ZCreateBundlePermission = z.object({ bundle: ZBundleReference, user_allowed: ZUserReference });

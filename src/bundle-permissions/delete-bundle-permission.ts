@@ -1,6 +1,6 @@
 import { permissionParties } from "@/bundle-permissions/represent";
 import { notFound } from "@/http/errors";
-import { write } from "@/server/db";
+import { write } from "@/db/client";
 
 /**
  * DELETE /api/bundle_permission/<id>/: either party revokes the access (the owner takes it back, the allowed

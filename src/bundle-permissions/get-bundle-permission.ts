@@ -1,6 +1,6 @@
 import { permissionParties, PERMISSION_INCLUDE, representBundlePermission } from "@/bundle-permissions/represent";
 import { notFound } from "@/http/errors";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 
 /** GET /api/bundle_permission/<id>/: either party; 404 for anyone else. */
 export async function getBundlePermission(options: { id: string; viewerId: number }) {

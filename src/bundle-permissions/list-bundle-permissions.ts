@@ -1,6 +1,6 @@
 import { permissionParties, PERMISSION_INCLUDE, representBundlePermission } from "@/bundle-permissions/represent";
 import { collection, type PageRequest } from "@/http/collection";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 
 /** GET /api/bundle_permission/: the permissions where the user is either party, newest first. */
 export async function listBundlePermissions(options: { viewerId: number; page: PageRequest }) {

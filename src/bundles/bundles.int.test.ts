@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { call } from "@/testing/app";
 import { makeUser, passwordSession } from "@/testing/factories";
 import { sessionCookie } from "@/testing/session";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const ORIGIN = "http://localhost:3000";

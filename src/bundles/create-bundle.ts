@@ -4,7 +4,7 @@ import { z } from "zod";
 import { now } from "@/clock";
 import { readableName } from "@/http/input-text";
 import { parseInput } from "@/http/validate";
-import { write } from "@/server/db";
+import { write } from "@/db/client";
 import { representBundle } from "@/bundles/represent";
 
 export const ZCreateBundle = z.object({

@@ -1,6 +1,6 @@
 import { visibleBundles } from "@/bundles/access";
 import { forbidden, notFound } from "@/http/errors";
-import { db, write } from "@/server/db";
+import { db, write } from "@/db/client";
 
 /**
  * DELETE /api/bundle/<id>/: the owner only. An allowed user, who can see the bundle, gets 403; anyone else

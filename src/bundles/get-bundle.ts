@@ -1,7 +1,7 @@
 import { visibleBundles } from "@/bundles/access";
 import { representBundle } from "@/bundles/represent";
 import { notFound } from "@/http/errors";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 
 const NO_SUCH_BUNDLE = "no such bundle";
 

@@ -1,7 +1,7 @@
 import { visibleBundles } from "@/bundles/access";
 import { representBundle } from "@/bundles/represent";
 import { collection, type PageRequest } from "@/http/collection";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 
 /** GET /api/bundle/: the bundles the user owns or was allowed into, newest first. */
 export async function listBundles(options: { viewerId: number; page: PageRequest }) {

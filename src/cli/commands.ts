@@ -14,7 +14,7 @@ import { listMail } from "@/email/list-mail";
 import { ApiError } from "@/http/errors";
 import { pruneTokens } from "@/maintenance/prune-tokens";
 import { revokeSigningKey, rotateSigningKey } from "@/oidc/keys";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { createUser } from "@/users/create-user";
 import { userUri } from "@/users/represent";
 import { validateOptions, type OptionsConfig } from "@/cli/args";

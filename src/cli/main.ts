@@ -6,8 +6,8 @@ import { parseOptions, UsageError } from "@/cli/args";
 import { COMMANDS, type Command, type Output } from "@/cli/commands";
 import { env, loadDotenvFiles } from "@/env";
 import { ApiError } from "@/http/errors";
-import { allowLongStatements, disconnectDb } from "@/server/db";
-import { migrate, MigrationError } from "@/server/migrate";
+import { allowLongStatements, disconnectDb } from "@/db/client";
+import { migrate, MigrationError } from "@/db/migrate";
 
 function overview(): string {
   const commands = Object.values(COMMANDS)

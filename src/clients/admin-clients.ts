@@ -4,7 +4,7 @@
 // keys cascade), and is recorded as client.deleted in the same transaction.
 import { recordEventInTx } from "@/audit/record-event";
 import { notFound } from "@/http/errors";
-import { db, write } from "@/server/db";
+import { db, write } from "@/db/client";
 import { representClient } from "@/clients/represent";
 
 export async function listAllClients() {

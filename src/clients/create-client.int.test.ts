@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createClient } from "@/clients/create-client";
 import { ApiError } from "@/http/errors";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { runCli } from "@/testing/cli";
 import { makeUser } from "@/testing/factories";
 

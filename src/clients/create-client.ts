@@ -10,8 +10,8 @@ import { emailConfirmed } from "@/accounts/confirmed";
 import { readableName } from "@/http/input-text";
 import { badRequest, forbidden } from "@/http/errors";
 import { parseInput } from "@/http/validate";
-import { digest, randomSecret } from "@/server/crypto";
-import { write } from "@/server/db";
+import { digest, randomSecret } from "@/secrets";
+import { write } from "@/db/client";
 import { redirectUriProblem } from "@/clients/redirect-uri";
 import { GRANT_TYPES, REDIRECTING_GRANT_TYPES, representClient } from "@/clients/represent";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { deleteOwnClient, listOwnClients, rotateClientSecret } from "@/clients/manage-clients";
 import { call } from "@/testing/app";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { makeClient, makeUser, passwordSession } from "@/testing/factories";
 
 /** The client's audit events after its creation (client.created is the factory's, recorded by createClient). */

@@ -3,8 +3,8 @@
 // transaction as the change.
 import { recordEventInTx } from "@/audit/record-event";
 import { badRequest, notFound } from "@/http/errors";
-import { digest, randomSecret } from "@/server/crypto";
-import { db, write } from "@/server/db";
+import { digest, randomSecret } from "@/secrets";
+import { db, write } from "@/db/client";
 import { representClient } from "@/clients/represent";
 
 export async function listOwnClients(ownerId: number) {

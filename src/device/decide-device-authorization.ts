@@ -8,7 +8,7 @@ import type { Client } from "@/generated/sqlite/client";
 import { now } from "@/clock";
 import { recordEventInTx } from "@/audit/record-event";
 import { htmlErrorPage, redirect } from "@/http/html";
-import { write } from "@/server/db";
+import { write } from "@/db/client";
 import type { AuthorizationRequest } from "@/oauth/authorization-request";
 import { formatScope } from "@/oauth/scope";
 

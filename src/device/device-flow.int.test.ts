@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, nowMs, resetClock } from "@/clock";
 import { consentCsrfToken } from "@/oauth/authorization-request";
 import { loadConsentScreen } from "@/oauth/consent-screen";
-import { db, write } from "@/server/db";
+import { db, write } from "@/db/client";
 import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
 import { Barrier, together } from "@/testing/race";

@@ -13,7 +13,7 @@ import { sessionUserFromRequest } from "@/auth/session";
 import { readBody } from "@/http/body";
 import { clientAddress } from "@/http/client-address";
 import { htmlErrorPage, redirect } from "@/http/html";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { consentCsrfToken, csrfTokenMatches, sealRequest } from "@/oauth/authorization-request";
 import { isRateLimited, reserve, type Limit, type Reservation } from "@/limits/limiter";
 import { storedScopes } from "@/oauth/scope";

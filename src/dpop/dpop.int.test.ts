@@ -5,9 +5,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { advanceClock, nowMs, resetClock } from "@/clock";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { pruneTokens } from "@/maintenance/prune-tokens";
-import { digest } from "@/server/crypto";
+import { digest } from "@/secrets";
 import { s256 } from "@/oauth/pkce";
 import { call } from "@/testing/app";
 import { dpopKey, proof, unsignedProof, type DpopKey } from "@/testing/dpop";

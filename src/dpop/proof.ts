@@ -13,8 +13,8 @@ import { createHash } from "node:crypto";
 import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify, type JWK } from "jose";
 import { now, nowMs } from "@/clock";
 import { env } from "@/env";
-import { digest } from "@/server/crypto";
-import { rememberDpopProof } from "@/server/fast-sql";
+import { digest } from "@/secrets";
+import { rememberDpopProof } from "@/db/fast-sql";
 
 export const DPOP_ALGS = ["ES256", "RS256"] as const;
 /** How far `iat` may be from our clock, either way (seconds). */

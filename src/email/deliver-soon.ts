@@ -4,7 +4,7 @@
 // (src/email/sweep.ts) and `mail:deliver` pick up whatever this misses.
 import { afterResponse } from "@/http/after-response";
 import { deliverDue, defaultTransport } from "@/email/deliver";
-import { log } from "@/server/log";
+import { log } from "@/observability/log";
 
 export function deliverSoon(ids: number[]): void {
   if (ids.length === 0 || !defaultTransport()) return; // no provider: the mail stays in the outbox

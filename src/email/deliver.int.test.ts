@@ -12,7 +12,7 @@ import { enqueueMail } from "@/email/outbox";
 import { renderPermissionRequestMail } from "@/email/permission-request-mail";
 import { formatDateTime } from "@/format/date-time";
 import PermissionRequestEmail from "@emails/permission-request";
-import { db, write } from "@/server/db";
+import { db, write } from "@/db/client";
 import { runCli } from "@/testing/cli";
 import { uniqueEmail } from "@/testing/factories";
 

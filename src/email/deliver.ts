@@ -19,9 +19,9 @@
 import { Resend } from "resend";
 import { now, nowMs } from "@/clock";
 import { env } from "@/env";
-import { db, write } from "@/server/db";
-import { log, redact } from "@/server/log";
-import { countMailFailure } from "@/server/metrics";
+import { db, write } from "@/db/client";
+import { log, redact } from "@/observability/log";
+import { countMailFailure } from "@/observability/metrics";
 
 export type MailToSend = { id: number; to: string; subject: string; text: string; html: string; createdAt: Date };
 

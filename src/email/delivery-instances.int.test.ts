@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBundle } from "@/bundles/create-bundle";
 import { idempotencyKey } from "@/email/deliver";
-import { db, write } from "@/server/db";
+import { db, write } from "@/db/client";
 import { runCliWith } from "@/testing/cli";
 import { makeUser, passwordSession } from "@/testing/factories";
 import { startInstance, type Instance } from "@/testing/instance";

@@ -8,7 +8,7 @@ import { uniqueEmail } from "@/testing/factories";
 type Deliver = typeof import("@/email/deliver");
 let deliver: Deliver;
 let enqueueMail: typeof import("@/email/outbox").enqueueMail;
-let write: typeof import("@/server/db").write;
+let write: typeof import("@/db/client").write;
 let startMailSweep: typeof import("@/email/sweep").startMailSweep;
 let stopMailSweep: typeof import("@/email/sweep").stopMailSweep;
 const original = process.env.LOG_LEVEL;
@@ -17,7 +17,7 @@ beforeAll(async () => {
   process.env.LOG_LEVEL = "debug";
   deliver = await import("@/email/deliver");
   ({ enqueueMail } = await import("@/email/outbox"));
-  ({ write } = await import("@/server/db"));
+  ({ write } = await import("@/db/client"));
   ({ startMailSweep, stopMailSweep } = await import("@/email/sweep"));
 });
 afterAll(() => {

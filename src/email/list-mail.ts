@@ -4,7 +4,7 @@
 // single-use link replaced by a note once the provider accepted the message (CONTRACT.md 14).
 import { z } from "zod";
 import { parseInput } from "@/http/validate";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 
 export const ZListMail = z.object({
   // Addresses are stored as the users' e-mails, which are always lower-case.

@@ -2,7 +2,7 @@
 // configured. It shows live redeem links, so it exists only when env().devMailbox is on (never by default
 // in production).
 import { env } from "@/env";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 
 export function mailboxEnabled(): boolean {
   return env().devMailbox;

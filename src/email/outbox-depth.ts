@@ -1,7 +1,11 @@
-// The outbox by status, for the metrics' mail_outbox_messages gauge (CONTRACT.md 11: outbox depth).
-import { db } from "@/server/db";
+// The outbox by status, for the metrics' mail_outbox_messages gauge (docs/rules/operations.md#metrics): the
+// outbox gives the gauge its reader when this module loads (the /api/metrics route loads it).
+import { db } from "@/db/client";
+import { measureOutboxDepth } from "@/observability/metrics";
 
 export async function outboxDepth(): Promise<Record<string, number>> {
   const rows = await (await db()).mailMessage.groupBy({ by: ["status"], _count: { _all: true } });
   return Object.fromEntries(rows.map((row) => [row.status, row._count._all]));
 }
+
+measureOutboxDepth(outboxDepth);

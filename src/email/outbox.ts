@@ -11,7 +11,7 @@
 //            holds its redacted copy instead (CONTRACT.md 14: no live token at rest)
 //   failed   every attempt failed (MAX_ATTEMPTS); lastError says why; nothing retries it
 import { now } from "@/clock";
-import type { Tx } from "@/server/db";
+import type { Tx } from "@/db/client";
 
 export type MailKind = "permission_request" | "verify_email" | "signup_attempt" | "reset_password";
 

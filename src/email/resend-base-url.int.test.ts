@@ -26,7 +26,7 @@ describe("RESEND_BASE_URL", () => {
   afterAll(() => new Promise<void>((resolve) => stub.close(() => resolve())));
 
   it("sends the outbox through the API it names, with the key and an idempotency key", async () => {
-    const { write, db } = await import("@/server/db");
+    const { write, db } = await import("@/db/client");
     const { enqueueMail } = await import("@/email/outbox");
     const { deliverDue } = await import("@/email/deliver");
     const id = await write((tx) => enqueueMail(tx, { to: "stand-in@example.test", subject: "Via the stand-in", text: "text", html: "<p>html</p>" }));

@@ -4,7 +4,7 @@
 // overlap within a process; across processes and workers the claim decides (src/email/deliver.ts), so any
 // number of sweeps may run side by side. Graceful shutdown stops it and waits for a run in progress.
 import { deliverDue, defaultTransport } from "@/email/deliver";
-import { log } from "@/server/log";
+import { log } from "@/observability/log";
 
 /** Often enough that a retry due 30 s after a failure goes out within a minute of it (src/email/deliver.ts). */
 export const SWEEP_INTERVAL_MS = 15_000;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { disconnectApp, listConnectedApps } from "@/grants/connected-apps";
 import { consentCsrfToken } from "@/oauth/authorization-request";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { BASE, call } from "@/testing/app";
 import { makeClient, makeUser, passwordSession } from "@/testing/factories";
 import { sessionCookie } from "@/testing/session";

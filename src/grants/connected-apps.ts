@@ -9,7 +9,7 @@
 // went, `token.revoked` (CONTRACT.md 11).
 import { recordEventInTx } from "@/audit/record-event";
 import { now } from "@/clock";
-import { db, write, type Tx } from "@/server/db";
+import { db, write, type Tx } from "@/db/client";
 import { storedScopes, type Scope } from "@/oauth/scope";
 
 export type ConnectedApp = {

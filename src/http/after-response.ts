@@ -8,7 +8,7 @@
 // A task must not throw into the caller: failures are logged here and are the task's own to retry.
 import { after } from "next/server";
 import { requestContext, type AfterTask } from "@/http/request-context";
-import { log } from "@/server/log";
+import { log } from "@/observability/log";
 
 const guarded = (task: AfterTask) => () =>
   Promise.resolve()

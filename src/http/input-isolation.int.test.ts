@@ -1,16 +1,16 @@
 // One caller's input never fails another's request (README, Security): lookups gathered into one statement
-// (src/server/fast-sql.ts pgLookup) and the input rule (src/http/input-text.ts). A client_id holding a NUL
+// (src/db/fast-sql.ts pgLookup) and the input rule (src/http/input-text.ts). A client_id holding a NUL
 // byte, which PostgreSQL text cannot hold (SQLSTATE 22021), sent beside legitimate requests in the same turn of
 // the event loop: the legitimate ones are answered as if it were not there, the NUL one is a 400, and nothing
 // is logged as an unexpected error.
 import pg from "pg";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setEnvForTests } from "@/env";
-import { db, driver } from "@/server/db";
+import { db, driver } from "@/db/client";
 import { advanceClock, now, resetClock } from "@/clock";
 import { mintTokens, startGrant } from "@/oauth/tokens";
-import { digest } from "@/server/crypto";
-import { clientByClientId, rotateRefreshToken, settleLookups, type PendingLookup, type RotationPlan } from "@/server/fast-sql";
+import { digest } from "@/secrets";
+import { clientByClientId, rotateRefreshToken, settleLookups, type PendingLookup, type RotationPlan } from "@/db/fast-sql";
 import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
 import { captureLog } from "@/testing/log-capture";
@@ -106,7 +106,7 @@ describe("a client_id holding a NUL byte beside legitimate requests in the same 
   });
 });
 
-describe("the client lookup gathered into one statement on PostgreSQL (src/server/fast-sql.ts)", () => {
+describe("the client lookup gathered into one statement on PostgreSQL (src/db/fast-sql.ts)", () => {
   it("answers a key holding a NUL byte 'not found' without sending it, and the keys asked for beside it as usual, in one statement", async () => {
     const [a, b] = [clients[0]!.client_id, clients[1]!.client_id];
     const { result, statements } = await recordStatements("fast-sql-client", () =>
@@ -185,7 +185,7 @@ describe("refresh rotations asked for together (one SQLite transaction, a savepo
   });
 });
 
-describe("a value the database refuses (src/server/db-errors.ts)", () => {
+describe("a value the database refuses (src/db/errors.ts)", () => {
   it("is a 400 invalid_request / a short sentence, logged as a warning without a stack, never a 500", async () => {
     const d = await driver();
     if (d.kind !== "postgresql") return; // SQLite text holds U+0000

@@ -10,7 +10,7 @@ import { setEnvForTests, type Env } from "@/env";
 import { createBundle } from "@/bundles/create-bundle";
 import { createClient } from "@/clients/create-client";
 import { s256 } from "@/oauth/pkce";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { createUser } from "@/users/create-user";
 import { call } from "@/testing/app";
 import { makeClient, makeUser, passwordSession, uniqueEmail } from "@/testing/factories";

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nowMs } from "@/clock";
 import { createBundle } from "@/bundles/create-bundle";
-import { digest, randomSecret } from "@/server/crypto";
-import { db, write } from "@/server/db";
+import { digest, randomSecret } from "@/secrets";
+import { db, write } from "@/db/client";
 import { BASE, call } from "@/testing/app";
 import { refuseUpdates } from "@/testing/faults";
 import { makeClient, makeUser, passwordSession } from "@/testing/factories";

@@ -85,7 +85,7 @@ describe("log lines of failing requests", () => {
 
   it("an unreachable database: 'database unavailable' with the redacted path and the last line of the failure", async () => {
     // Prisma's shape: where it was called, the code around it, and the cause on the last line.
-    const message = "\nInvalid `prisma.accessToken.findUnique()` invocation in\n/app/src/server/fast-sql.ts:42:7\n\n  41 const row =\n→ 42 await prisma.accessToken.findUnique(\n\nCan't reach database server at `db:5432`\n";
+    const message = "\nInvalid `prisma.accessToken.findUnique()` invocation in\n/app/src/db/fast-sql.ts:42:7\n\n  41 const row =\n→ 42 await prisma.accessToken.findUnique(\n\nCan't reach database server at `db:5432`\n";
     const { response, log } = await failing(`/api/accesstoken/${TOKEN}`, Object.assign(new Error(message), { code: "P1001" }));
     expect({ status: response.status, retryAfter: response.headers.get("retry-after"), body: await response.json() }).toEqual({
       status: 503,

@@ -1,7 +1,7 @@
 // One wrapper for every /api route handler: method dispatch (405 with Allow), CORS (CONTRACT.md 1), and the
 // single error path: ApiError -> its status and {"error"} (ServiceBusy, at an OAuth endpoint: 503
 // temporarily_unavailable, RFC 6749 4.1.2.1); database contention or outage -> 503 with
-// Retry-After (src/server/db-errors.ts); a database error caused by what the caller sent (a value the column
+// Retry-After (src/db/errors.ts); a database error caused by what the caller sent (a value the column
 // cannot take) -> 400, logged as a warning without a stack; anything else is
 // logged with a request id and answered {"error": "server_error"}. Route parameters follow the input rule
 // (src/http/input-text.ts): one holding a control character is a 400 naming it. Handlers stay plain
@@ -12,9 +12,9 @@ import { ApiError, InputError, methodNotAllowed, ServiceBusy } from "@/http/erro
 import { hasControlCharacter } from "@/http/input-text";
 import { requestContext, runWithRequestContext } from "@/http/request-context";
 import { checkedLines, json, setHeader, setHeaderLines } from "@/http/respond";
-import { databaseFailure, databaseInputError } from "@/server/db-errors";
-import { log, redact } from "@/server/log";
-import { countDatabaseError } from "@/server/metrics";
+import { databaseFailure, databaseInputError } from "@/db/errors";
+import { log, redact } from "@/observability/log";
+import { countDatabaseError } from "@/observability/metrics";
 
 /** Retry-After of a 503 for a database that cannot be reached (it is retried at most this often). */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
@@ -59,7 +59,7 @@ function withCors(request: Request, response: Response, allow: string[]): Respon
 /** An error string that is an OAuth error code rather than a sentence. */
 const isCode = (error: string) => /^[a-z_]+$/.test(error);
 
-/** The answer to a value the database refused (SQLSTATE class 22, src/server/db-errors.ts). */
+/** The answer to a value the database refused (SQLSTATE class 22, src/db/errors.ts). */
 export const DATABASE_INPUT_MESSAGE = "request: holds a value that cannot be stored";
 
 export function errorResponse(error: unknown, request: Request, kind: "api" | "oauth"): Response {

@@ -5,7 +5,7 @@
 // last byte goes at once.
 import { request } from "node:http";
 import { describe, expect, it } from "vitest";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { makeClient, makeUser } from "@/testing/factories";
 import { startedInstances } from "@/testing/instance";
 import { Barrier, together } from "@/testing/race";

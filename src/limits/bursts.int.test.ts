@@ -8,7 +8,7 @@ import { advanceClock, resetClock } from "@/clock";
 import { signUp } from "@/accounts/sign-up";
 import { createBundle } from "@/bundles/create-bundle";
 import { setEnvForTests, type Env } from "@/env";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { call } from "@/testing/app";
 import { makeClient, makeUser, passwordSession, uniqueEmail } from "@/testing/factories";
 import { countHashWork } from "@/testing/hash-work";

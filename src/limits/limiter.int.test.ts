@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
 import { ApiError } from "@/http/errors";
-import { db, write } from "@/server/db";
+import { db, write } from "@/db/client";
 import { Barrier } from "@/testing/race";
 import { addressKey, assertUnderCapInTx, isRateLimited, limiterHooks, lockKeysInTx, reserve, reserveInTx, withReservation, type Limit } from "@/limits/limiter";
 

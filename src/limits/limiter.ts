@@ -7,7 +7,7 @@
 // every key has room, inserts an attempt row for each; when any key already holds `max`, nothing is counted and the
 // caller gets 429 `rate_limited` with Retry-After saying when the oldest counted attempt leaves that key's
 // window. Two reservations on one key never both pass:
-//   - PostgreSQL: one statement (the function limiter_reserve, src/server/fast-sql.ts) first takes a
+//   - PostgreSQL: one statement (the function limiter_reserve, src/db/fast-sql.ts) first takes a
 //     transaction-scoped advisory lock per key (keys in one order, so that two reservations never wait on each
 //     other crosswise), and counts only once it holds them, with a snapshot taken after the previous holder
 //     committed (each statement of a volatile function sees every commit made before it started).
@@ -35,8 +35,8 @@
 import { nowMs } from "@/clock";
 import { env } from "@/env";
 import { ApiError, tooManyRequests } from "@/http/errors";
-import { db, type Tx } from "@/server/db";
-import { releaseSlots, reserveSlots, type SlotRequest } from "@/server/fast-sql";
+import { db, type Tx } from "@/db/client";
+import { releaseSlots, reserveSlots, type SlotRequest } from "@/db/fast-sql";
 
 export type Limit = { max: number; windowMs: number };
 /** One key and the limit it is held to. */
@@ -153,7 +153,7 @@ export async function reserve(slots: readonly Slot[], options: { waitForInFlight
   const deadline = nowMs() + IN_FLIGHT_WAIT_MS;
   for (;;) {
     const decidedBefore = inFlight.decided;
-    // One statement on PostgreSQL, one BEGIN IMMEDIATE transaction on SQLite (src/server/fast-sql.ts).
+    // One statement on PostgreSQL, one BEGIN IMMEDIATE transaction on SQLite (src/db/fast-sql.ts).
     const outcome = await reserveSlots(requests(slots), new Date(nowMs()));
     if (!("waitMs" in outcome)) return reservationOf(outcome.ids, options.waitForInFlight ? keys : null);
     const left = deadline - nowMs();

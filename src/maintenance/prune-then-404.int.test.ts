@@ -6,8 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { nowMs } from "@/clock";
 import { createBundle } from "@/bundles/create-bundle";
-import { digest, randomSecret } from "@/server/crypto";
-import { write } from "@/server/db";
+import { digest, randomSecret } from "@/secrets";
+import { write } from "@/db/client";
 import { BASE, call } from "@/testing/app";
 import { runCli } from "@/testing/cli";
 import { makeClient, makeUser, passwordSession } from "@/testing/factories";

@@ -12,7 +12,7 @@
 // still be recognised as a reuse and revoke its grant (CONTRACT.md 4, RFC 9700 4.14.2); deleting it would
 // turn that into "unknown token" and leave the rest of the grant alive.
 import { nowMs } from "@/clock";
-import { write } from "@/server/db";
+import { write } from "@/db/client";
 
 export const TOKEN_KEEP_MS = 24 * 3600 * 1000;
 export const PERMISSION_REQUEST_KEEP_MS = 30 * 24 * 3600 * 1000;

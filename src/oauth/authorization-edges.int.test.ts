@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
 import { consentCsrfToken } from "@/oauth/authorization-request";
 import { s256 } from "@/oauth/pkce";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { BASE, call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
 import { sessionCookie } from "@/testing/session";

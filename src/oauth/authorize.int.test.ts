@@ -305,8 +305,8 @@ describe("authorization_code grant", () => {
     const s = await setup();
     const code = await codeFor(s);
     expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const { db } = await import("@/server/db");
-    const { digest } = await import("@/server/crypto");
+    const { db } = await import("@/db/client");
+    const { digest } = await import("@/secrets");
     const rows = await (await db()).authorizationCode.findMany({ where: { userId: s.user.id } });
     expect(rows.map((row) => row.digest)).toEqual([digest(code)]);
     expect(JSON.stringify(rows)).not.toContain(code);

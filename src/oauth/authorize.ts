@@ -19,9 +19,9 @@ import { controlCharacterField, controlCharacterMessage } from "@/http/input-tex
 import { matchRedirectUri } from "@/clients/redirect-uri";
 import { isPublicClient, redirectUrisOf } from "@/clients/represent";
 import { sessionUserFromRequest } from "@/auth/session";
-import { digest, randomSecret, secretMatchesDigest } from "@/server/crypto";
-import { db, write } from "@/server/db";
-import { log } from "@/server/log";
+import { digest, randomSecret, secretMatchesDigest } from "@/secrets";
+import { db, write } from "@/db/client";
+import { log } from "@/observability/log";
 import { sealRequest, signReceivedAt, verifiedReceivedAt, type AuthorizationRequest } from "@/oauth/authorization-request";
 import type { OAuthErrorCode } from "@/oauth/errors";
 import { OAuthError } from "@/oauth/errors";
@@ -30,7 +30,7 @@ import { formatScope, isSubset, parseScope, storedScopes, type Scope } from "@/o
 import { startGrant } from "@/oauth/tokens";
 import { checkResources } from "@/resource/resource";
 import { claimPushedRequest, pushedParams } from "@/par/pushed-request-store";
-import { countTokenIssued } from "@/server/metrics";
+import { countTokenIssued } from "@/observability/metrics";
 
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
 

@@ -3,14 +3,14 @@
 // against their stored digest. Failures are 401 invalid_client, with a Basic challenge when Basic was used.
 // The input rule (src/http/input-text.ts): a client_id or secret holding a control character, in the body or
 // in Basic, is 400 invalid_request before any lookup (PostgreSQL text cannot hold U+0000, and the lookup of
-// the client is shared with other requests: src/server/fast-sql.ts).
+// the client is shared with other requests: src/db/fast-sql.ts).
 import { controlCharacterMessage, hasControlCharacter } from "@/http/input-text";
 import type { Client } from "@/generated/sqlite/client";
 import { OAuthError } from "@/oauth/errors";
 import { stringParam } from "@/oauth/params";
 import { isPublicClient } from "@/clients/represent";
-import { clientByClientId } from "@/server/fast-sql";
-import { secretMatchesDigest } from "@/server/crypto";
+import { clientByClientId } from "@/db/fast-sql";
+import { secretMatchesDigest } from "@/secrets";
 
 type Credentials = { clientId: string; secret: string | undefined; method: "basic" | "body" | "none" };
 
@@ -54,7 +54,7 @@ export async function authenticateClient(request: Request, params: Record<string
   const credentials = readCredentials(request, params);
   const fail = () =>
     new OAuthError("invalid_client", credentials.method === "basic" ? { "WWW-Authenticate": 'Basic realm="oauth"' } : {});
-  const client = await clientByClientId(credentials.clientId); // one statement (src/server/fast-sql.ts)
+  const client = await clientByClientId(credentials.clientId); // one statement (src/db/fast-sql.ts)
   if (!client) throw fail();
   if (credentials.secret === undefined) {
     // Only a public client may identify itself by client_id alone.

@@ -5,7 +5,7 @@
 // CONTRACT.md 13: a client that registered itself has no owner; one that registered while registration was
 // open is marked unverified (anyone could have named it anything); a logo is shown only for verified clients.
 import { isUnverified } from "@/registration/client-metadata";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { consentCsrfToken, openRequest, type AuthorizationRequest } from "@/oauth/authorization-request";
 import { formatScope, type Scope } from "@/oauth/scope";
 

@@ -3,8 +3,8 @@
 // is gone: deleting it is 404 and does not reach its grant. Two deletes that both read the token before either
 // ends the grant: one 204, the other 404, and one token.revoked.
 import { describe, expect, it } from "vitest";
-import { digest } from "@/server/crypto";
-import { db } from "@/server/db";
+import { digest } from "@/secrets";
+import { db } from "@/db/client";
 import { call } from "@/testing/app";
 import { passwordSession } from "@/testing/factories";
 import { holdClaims } from "@/testing/race";

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
 import { call } from "@/testing/app";
 import { passwordSession } from "@/testing/factories";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 
 afterEach(() => resetClock());
 

@@ -3,8 +3,8 @@
 // token of the token's grant is revoked. 204 for a known token (expired or not), 404 for an unknown or
 // already revoked one.
 import { notFound } from "@/http/errors";
-import { digest } from "@/server/crypto";
-import { db, write } from "@/server/db";
+import { digest } from "@/secrets";
+import { db, write } from "@/db/client";
 import { revokeGrantInTx } from "@/oauth/tokens";
 
 export async function deleteAccessToken(token: string): Promise<void> {

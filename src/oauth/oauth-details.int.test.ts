@@ -8,8 +8,8 @@ import { loadConsentScreen } from "@/oauth/consent-screen";
 import { deleteOwnClient } from "@/clients/manage-clients";
 import { OAUTH_ERROR_STATUS, oauthError } from "@/oauth/errors";
 import { revokeGrant } from "@/oauth/tokens";
-import { digest } from "@/server/crypto";
-import { db } from "@/server/db";
+import { digest } from "@/secrets";
+import { db } from "@/db/client";
 import { call } from "@/testing/app";
 import { makeClient, makeUser, passwordSession } from "@/testing/factories";
 

@@ -2,7 +2,7 @@
 // no cache may keep, also for a token that had been revoked already (which ends nothing, so CONTRACT.md 11
 // records no second token.revoked); a body that cannot be read is invalid_request and revokes nothing.
 import { describe, expect, it } from "vitest";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { call } from "@/testing/app";
 import { passwordSession } from "@/testing/factories";
 

@@ -8,7 +8,7 @@ import type { Client } from "@/generated/sqlite/client";
 import { now } from "@/clock";
 import { readBody } from "@/http/body";
 import { NO_STORE } from "@/http/respond";
-import { write } from "@/server/db";
+import { write } from "@/db/client";
 import { authenticateClient } from "@/oauth/client-auth";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";

@@ -5,8 +5,8 @@
 // without a signed-in approval, short-lived, and shown on the device for anyone to read.
 import { describe, expect, it } from "vitest";
 import { issueAccountToken } from "@/accounts/account-tokens";
-import { digest, randomSecret } from "@/server/crypto";
-import { db, write } from "@/server/db";
+import { digest, randomSecret } from "@/secrets";
+import { db, write } from "@/db/client";
 import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
 

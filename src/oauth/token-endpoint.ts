@@ -8,7 +8,7 @@ import { readBody } from "@/http/body";
 import { json, NO_STORE } from "@/http/respond";
 import { authenticateClient } from "@/oauth/client-auth";
 import { OAuthError } from "@/oauth/errors";
-import { countTokenIssued } from "@/server/metrics";
+import { countTokenIssued } from "@/observability/metrics";
 import { authorizationCodeGrant } from "@/oauth/grants/authorization-code";
 import { clientCredentialsGrant } from "@/oauth/grants/client-credentials";
 import { deviceCodeGrant, GRANT_TYPE as DEVICE_CODE } from "@/oauth/grants/device-code";
@@ -19,16 +19,8 @@ import { dpopHeader, DpopProofError, verifyDpopProof } from "@/dpop/proof";
 import { checkResources } from "@/resource/resource";
 import { idTokenForAccessToken } from "@/oidc/id-token";
 import { currentSigningKey } from "@/oidc/keys";
-import type { Client } from "@/generated/sqlite/client";
-import type { TokenRecord } from "@/oauth/tokens";
+import type { GrantContext, GrantHandler } from "@/oauth/grants/grant";
 
-/** What a grant needs from the request beyond its parameters. */
-export type GrantContext = {
-  /** The thumbprint of the request's DPoP proof key (RFC 9449 5), or null for a bearer token request. */
-  jkt: string | null;
-};
-
-type GrantHandler = (client: Client, params: Record<string, unknown>, context: GrantContext) => Promise<TokenRecord>;
 
 const grantHandlers = new Map<string, GrantHandler>([
   ["authorization_code", authorizationCodeGrant],

@@ -4,14 +4,14 @@
 // README, Security (account pre-hijacking): an account whose address is not confirmed obtains no token by any
 // grant. Every grant issues through startGrant or issueTokens below, which refuse it in the transaction that
 // would issue (unconfirmedAccount() says with which RFC 6749 error); the refresh rotation, which issues from
-// a token's own state, checks it in its claim (src/oauth/grants/refresh-token.ts, src/server/fast-sql.ts).
+// a token's own state, checks it in its claim (src/oauth/grants/refresh-token.ts, src/db/fast-sql.ts).
 import { now } from "@/clock";
-import { digest, randomSecret } from "@/server/crypto";
-import { write, type Tx } from "@/server/db";
+import { digest, randomSecret } from "@/secrets";
+import { write, type Tx } from "@/db/client";
 import { formatScope, storedScopes, type Scope } from "@/oauth/scope";
 import { auditRow, recordEventInTx } from "@/audit/record-event";
 import type { AuditDetail } from "@/audit/events";
-import { startGrant as insertGrantWithTokens, tokenByValue, type NewTokenRow, type TokenByValue } from "@/server/fast-sql";
+import { startGrant as insertGrantWithTokens, tokenByValue, type NewTokenRow, type TokenByValue } from "@/db/fast-sql";
 import { userUri } from "@/users/represent";
 import { isPublicClient } from "@/clients/represent";
 import { OAuthError } from "@/oauth/errors";
@@ -119,7 +119,7 @@ export async function issueTokens(tx: Tx, options: IssueOptions, grantType: stri
 
 /**
  * Starts a grant and issues its first tokens, with the token.issued audit event, in one transaction (one
- * statement on PostgreSQL: src/server/fast-sql.ts); throws, having written nothing, when the user's address
+ * statement on PostgreSQL: src/db/fast-sql.ts); throws, having written nothing, when the user's address
  * is not confirmed.
  */
 export async function startGrant(options: {

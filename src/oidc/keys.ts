@@ -35,8 +35,8 @@ import { now, nowMs } from "@/clock";
 import { env } from "@/env";
 import { recordEventInTx } from "@/audit/record-event";
 import { notFound } from "@/http/errors";
-import { db, driver, write, type Tx } from "@/server/db";
-import { log } from "@/server/log";
+import { db, driver, write, type Tx } from "@/db/client";
+import { log } from "@/observability/log";
 
 export const SIGNING_ALG = "RS256";
 /** How long a retired key's public half stays in the JWKS. */
@@ -122,7 +122,7 @@ export async function ensureSigningKey(): Promise<void> {
 }
 
 // The row that signs now: the newest holding a private key (rotation erases the others'), found from the top
-// of the unique index on generation. On SQLite it runs on the reader connection (src/server/db.ts), which
+// of the unique index on generation. On SQLite it runs on the reader connection (src/db/client.ts), which
 // sees the last commit of any process and never the inside of a Prisma transaction; on PostgreSQL it is a
 // prepared statement on the pool.
 const SIGNING_ROW_SQL = 'SELECT "id", "kid" FROM "SigningKey" WHERE "privateJwe" IS NOT NULL ORDER BY "generation" DESC LIMIT 1';

@@ -24,7 +24,7 @@ import { advanceClock, nowMs, resetClock } from "@/clock";
 import { setEnvForTests } from "@/env";
 import { consentCsrfToken } from "@/oauth/authorization-request";
 import { s256 } from "@/oauth/pkce";
-import { db, write } from "@/server/db";
+import { db, write } from "@/db/client";
 import { call } from "@/testing/app";
 import { runCli } from "@/testing/cli";
 import { grantRow, makeClient, makeUser } from "@/testing/factories";

@@ -3,16 +3,16 @@
 // read from the Authorization header only (CONTRACT.md 1: a token in the body or query never authenticates).
 // No token: 401 with the Bearer and DPoP challenges; an unknown, expired or revoked one: 401 invalid_token; a
 // token without `openid`: 403 insufficient_scope (RFC 6750 3.1). DPoP-bound tokens as on every /api resource
-// (src/http/auth.ts); every access token's audience is the API (RFC 8707, CONTRACT.md 13), accepted here.
+// (src/resource/authenticate.ts); every access token's audience is the API (RFC 8707, CONTRACT.md 13), accepted here.
 import { ApiError } from "@/http/errors";
-import { accessCredentials, presentedAccessToken, unauthorized, type AccessCredentials } from "@/http/auth";
+import { accessCredentials, presentedAccessToken, unauthorized, type AccessCredentials } from "@/resource/authenticate";
 import { json, NO_STORE } from "@/http/respond";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { storedScopes } from "@/oauth/scope";
 import { userClaims } from "@/oidc/claims";
 
 const CHALLENGE = 'Bearer realm="api"';
-/** The 401s of src/http/auth.ts, with the RFC 6750 code as the body (OpenID Connect Core 5.3.3). */
+/** The 401s of src/resource/authenticate.ts, with the RFC 6750 code as the body (OpenID Connect Core 5.3.3). */
 const asInvalidToken = (error: unknown) =>
   error instanceof ApiError && error.status === 401 ? new ApiError(401, /error="invalid_dpop_proof"/.test(error.headers["WWW-Authenticate"] ?? "") ? "invalid_dpop_proof" : "invalid_token", error.headers) : error;
 

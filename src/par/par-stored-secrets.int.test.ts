@@ -4,7 +4,7 @@
 // digest); and the request still works.
 import { describe, expect, it } from "vitest";
 import { s256 } from "@/oauth/pkce";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
 import { sessionCookie } from "@/testing/session";

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
 import { s256 } from "@/oauth/pkce";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { call } from "@/testing/app";
 import { runCli } from "@/testing/cli";
 import { makeClient, makeUser } from "@/testing/factories";

@@ -4,8 +4,8 @@
 // prompt=login is measured against (README, Security). Used once: the use is a conditional write (claim
 // first), so that of uses that race exactly one wins.
 import { now } from "@/clock";
-import { digest } from "@/server/crypto";
-import { db, write } from "@/server/db";
+import { digest } from "@/secrets";
+import { db, write } from "@/db/client";
 
 export const REQUEST_URI_PREFIX = "urn:ietf:params:oauth:request_uri:";
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
 import { createBundle } from "@/bundles/create-bundle";
 import { listMail } from "@/email/list-mail";
-import { db, write } from "@/server/db";
+import { db, write } from "@/db/client";
 import { call } from "@/testing/app";
 import { makeUser, passwordSession } from "@/testing/factories";
 import { sessionCookie } from "@/testing/session";

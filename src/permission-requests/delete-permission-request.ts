@@ -1,7 +1,7 @@
 import { recordEventInTx } from "@/audit/record-event";
 import { now } from "@/clock";
 import { conflict, forbidden, notFound } from "@/http/errors";
-import { db, write } from "@/server/db";
+import { db, write } from "@/db/client";
 import { NO_SUCH_REQUEST } from "@/permission-requests/get-permission-request";
 
 const REDEEMED = "this request was redeemed: revoke the bundle permission instead";

@@ -5,7 +5,7 @@ import { advanceClock, resetClock } from "@/clock";
 import { createBundle } from "@/bundles/create-bundle";
 import { listMail } from "@/email/list-mail";
 import { describePermissionToken } from "@/permission-requests/describe-token";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { BASE, call } from "@/testing/app";
 import { passwordSession } from "@/testing/factories";
 import { sessionCookie } from "@/testing/session";

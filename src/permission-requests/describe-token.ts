@@ -5,8 +5,8 @@
 // request instead of an error. Accepting and declining go through the API (PUT on the token, DELETE on the
 // record), which enforce the rules.
 import { nowMs } from "@/clock";
-import { digest } from "@/server/crypto";
-import { db } from "@/server/db";
+import { digest } from "@/secrets";
+import { db } from "@/db/client";
 import { REQUEST_INCLUDE, representPermissionRequest } from "@/permission-requests/represent";
 
 export type TokenState = "pending" | "redeemed" | "declined" | "withdrawn" | "expired";

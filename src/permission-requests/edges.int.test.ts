@@ -9,8 +9,8 @@ import { parseInput } from "@/http/validate";
 import { ALLOWED_METHODS, parseRequestKey } from "@/permission-requests/key";
 import { endedReason, statusOf } from "@/permission-requests/represent";
 import { DEFAULT_TTL, MAX_TTL, MIN_TTL, ZCreatePermissionRequest } from "@/permission-requests/schemas";
-import { digest, randomSecret } from "@/server/crypto";
-import { write } from "@/server/db";
+import { digest, randomSecret } from "@/secrets";
+import { write } from "@/db/client";
 import { BASE, call } from "@/testing/app";
 import { makeUser, passwordSession } from "@/testing/factories";
 

@@ -1,6 +1,6 @@
 import { nowMs } from "@/clock";
 import { notFound } from "@/http/errors";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { REQUEST_INCLUDE, representPermissionRequest, requestParties } from "@/permission-requests/represent";
 
 export const NO_SUCH_REQUEST = "no such permission request";

@@ -1,6 +1,6 @@
 import { nowMs } from "@/clock";
 import { collection, type PageRequest } from "@/http/collection";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { REQUEST_INCLUDE, representPermissionRequest, requestParties } from "@/permission-requests/represent";
 
 /** GET /api/bundle_permission_request/: where the user is requester, target or allowed user; newest first; no deleted ones. */

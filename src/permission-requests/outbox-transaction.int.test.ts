@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createBundle } from "@/bundles/create-bundle";
 import { listMail } from "@/email/list-mail";
-import { db, write } from "@/server/db";
+import { db, write } from "@/db/client";
 import { call } from "@/testing/app";
 import { makeUser, passwordSession } from "@/testing/factories";
 import { refuseInserts } from "@/testing/faults";

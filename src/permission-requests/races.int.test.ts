@@ -12,7 +12,7 @@ import * as listRoute from "../../app/api/bundle_permission_request/route";
 import { advanceClock, resetClock } from "@/clock";
 import { env } from "@/env";
 import { createBundle } from "@/bundles/create-bundle";
-import { db, driver, write } from "@/server/db";
+import { db, driver, write } from "@/db/client";
 import { BASE } from "@/testing/app";
 import { makeUser } from "@/testing/factories";
 import { bearer, pendingRequest } from "@/testing/permission-request-fixtures";

@@ -13,7 +13,7 @@
 import { describe, expect, it } from "vitest";
 import { nowMs } from "@/clock";
 import { env } from "@/env";
-import { db, driver, write } from "@/server/db";
+import { db, driver, write } from "@/db/client";
 import { call } from "@/testing/app";
 import { bearer, pendingRequest } from "@/testing/permission-request-fixtures";
 

@@ -5,9 +5,9 @@
 import { recordEventInTx } from "@/audit/record-event";
 import { nowMs } from "@/clock";
 import { forbidden, gone, notFound } from "@/http/errors";
-import { isFirstParty, type Principal } from "@/http/auth";
-import { digest } from "@/server/crypto";
-import { db, write } from "@/server/db";
+import { isFirstParty, type Principal } from "@/resource/authenticate";
+import { digest } from "@/secrets";
+import { db, write } from "@/db/client";
 import { endedReason, REQUEST_INCLUDE, representPermissionRequest } from "@/permission-requests/represent";
 
 const UNKNOWN_TOKEN = "no such permission request token";

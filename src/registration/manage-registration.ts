@@ -12,9 +12,9 @@ import { readBody } from "@/http/body";
 import { json, noContent, NO_STORE } from "@/http/respond";
 import { OAuthError } from "@/oauth/errors";
 import { stringParam } from "@/oauth/params";
-import { secretMatchesDigest } from "@/server/crypto";
-import { write } from "@/server/db";
-import { clientByClientId } from "@/server/fast-sql";
+import { secretMatchesDigest } from "@/secrets";
+import { write } from "@/db/client";
+import { clientByClientId } from "@/db/fast-sql";
 import { clientInformation, parseClientMetadata } from "@/registration/client-metadata";
 
 const invalidToken = () => new ApiError(401, "invalid_token", { "WWW-Authenticate": 'Bearer error="invalid_token"' });

@@ -16,8 +16,8 @@ import { readBody } from "@/http/body";
 import { clientAddress } from "@/http/client-address";
 import { json, NO_STORE } from "@/http/respond";
 import { addressKey, isRateLimited, reserveInTx, type Limit } from "@/limits/limiter";
-import { digest, randomSecret } from "@/server/crypto";
-import { db, write } from "@/server/db";
+import { digest, randomSecret } from "@/secrets";
+import { db, write } from "@/db/client";
 import { clientInformation, parseClientMetadata, registrationClientUri } from "@/registration/client-metadata";
 
 export const REGISTRATION_LIMIT: Limit = { max: 20, windowMs: 60 * 60 * 1000 };

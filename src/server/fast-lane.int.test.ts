@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { env } from "@/env";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { appendPeerAddress, decideLane, FAST_LANE_SECURITY_HEADERS, pathOf, queueFastLane } from "@/server/fast-lane";
 import { buildRouteTable } from "@/server/routes";
 import { startServer } from "@/testing/app";

@@ -34,7 +34,7 @@ import { hstsHeaders } from "@/http/security-headers";
 import { addressKey } from "@/limits/limiter";
 import { signInsRefusedUntil } from "@/limits/refused-addresses";
 import { appendPeerAddress, decideLane, FAST_LANE_SECURITY_HEADERS, pathOf, queueFastLane } from "@/server/fast-lane";
-import { log } from "@/server/log";
+import { log } from "@/observability/log";
 import { refuseTarget, screenTarget } from "@/server/request-target";
 import type { RouteTable } from "@/server/routes";
 

@@ -27,7 +27,7 @@ describe.runIf(onPostgres)("a PostgreSQL outage (issue 10 point 4)", () => {
   });
 
   afterAll(async () => {
-    await (await import("@/server/db")).disconnectDb();
+    await (await import("@/db/client")).disconnectDb();
     await proxy.close();
   });
 

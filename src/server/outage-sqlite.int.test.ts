@@ -18,7 +18,7 @@ describe("an SQLite file that cannot be opened (issue 10 point 4)", () => {
   });
 
   afterAll(async () => {
-    await (await import("@/server/db")).disconnectDb();
+    await (await import("@/db/client")).disconnectDb();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -17,11 +17,11 @@ import { Server as NetServer, type AddressInfo, type Socket } from "node:net";
 import { availableParallelism } from "node:os";
 import { stopMailSweep } from "@/email/sweep";
 import { env } from "@/env";
-import { disconnectDb } from "@/server/db";
+import { disconnectDb } from "@/db/client";
 import { CONNECTION_LIMITS, createFrontServer, frontListener } from "@/server/front";
 import { acceptQueueDrained } from "@/server/listener";
-import { log } from "@/server/log";
-import { metrics, observeRequest } from "@/server/metrics";
+import { log } from "@/observability/log";
+import { metrics, observeRequest } from "@/observability/metrics";
 import { buildRouteTable, preload } from "@/server/routes";
 import { hashingSlots } from "@/users/passwords";
 

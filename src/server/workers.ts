@@ -13,8 +13,8 @@
 import cluster, { type Worker } from "node:cluster";
 import { createServer, type Socket } from "node:net";
 import type { Env } from "@/env";
-import { log } from "@/server/log";
-import { serveClusterMetrics } from "@/server/metrics";
+import { log } from "@/observability/log";
+import { serveClusterMetrics } from "@/observability/metrics";
 import { acceptQueueDrained } from "@/server/listener";
 import { hashingSlots, SPARE_POOL_THREADS } from "@/users/passwords";
 
@@ -40,7 +40,7 @@ export function runPrimary(count: number, port: number, workerEnv: Record<string
   let everReady = false;
   const handOffs = new Set<Promise<void>>();
   let accepted = 0;
-  serveClusterMetrics(); // GET /api/metrics in any worker answers for all of them (src/server/metrics.ts)
+  serveClusterMetrics(); // GET /api/metrics in any worker answers for all of them (src/observability/metrics.ts)
 
   const listener = createServer({ pauseOnConnect: true }, (socket: Socket) => {
     accepted++;

@@ -5,7 +5,7 @@
 // gets each person's e-mail only where the viewer may see it, so that nothing renders more than the rule
 // allows (letting a user id into your own bundle does not reveal their address).
 import { nowMs } from "@/clock";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { statusOf, type RequestStatus } from "@/permission-requests/represent";
 import { permissionRequestContext, visiblePerson } from "@/users/email-visibility";
 

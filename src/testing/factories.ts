@@ -5,8 +5,8 @@
 import { randomBytes } from "node:crypto";
 import { createClient, type TCreateClient } from "@/clients/create-client";
 import { now } from "@/clock";
-import { digest, randomSecret } from "@/server/crypto";
-import { write } from "@/server/db";
+import { digest, randomSecret } from "@/secrets";
+import { write } from "@/db/client";
 import { formatScope, type Scope } from "@/oauth/scope";
 import { mintTokens } from "@/oauth/tokens";
 import { createUser } from "@/users/create-user";

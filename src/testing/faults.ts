@@ -5,7 +5,7 @@
 // the write, as a full disk or a broken constraint would.
 import { randomBytes } from "node:crypto";
 import { env } from "@/env";
-import { write } from "@/server/db";
+import { write } from "@/db/client";
 
 const literal = (value: string | number) => (typeof value === "number" ? String(Math.trunc(value)) : `'${value.replace(/'/g, "''")}'`);
 

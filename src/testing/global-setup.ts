@@ -3,7 +3,7 @@
 import { rmSync } from "node:fs";
 import pg from "pg";
 import { parseEnv } from "@/env";
-import { migrate } from "@/server/migrate";
+import { migrate } from "@/db/migrate";
 
 export default async function setup() {
   const config = parseEnv({ ...process.env, NODE_ENV: "test", AUTH_SECRET: "x".repeat(32) });

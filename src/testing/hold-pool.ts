@@ -42,12 +42,12 @@ export async function holdThreadPool(threads: number): Promise<{ release: () => 
   };
 }
 
-/** The size of the PostgreSQL connection pool (src/server/db.ts). */
+/** The size of the PostgreSQL connection pool (src/db/client.ts). */
 const PG_POOL_SIZE = 10;
 
 /** Opens every connection of the PostgreSQL pool at once, so that none is opened while the pool is held. */
 export async function warmDatabase(connections = PG_POOL_SIZE): Promise<void> {
-  const { db, driver } = await import("@/server/db");
+  const { db, driver } = await import("@/db/client");
   const client = await db();
   if ((await driver()).kind !== "postgresql") return;
   await Promise.all(Array.from({ length: connections }, () => client.$queryRawUnsafe("SELECT 1 AS one FROM pg_sleep(0.05)")));

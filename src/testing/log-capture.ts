@@ -1,5 +1,5 @@
 // Reads what the service's logger writes while `fn` runs: the real JSON lines on the process's standard output
-// and standard error (src/server/log.ts), for tests of what is logged. The streams are restored afterwards.
+// and standard error (src/observability/log.ts), for tests of what is logged. The streams are restored afterwards.
 export async function captureLog<T>(fn: (linesSoFar: () => Record<string, unknown>[]) => Promise<T>): Promise<{ result: T; lines: Record<string, unknown>[] }> {
   const written: string[] = [];
   const parse = () =>

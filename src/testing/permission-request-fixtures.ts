@@ -3,8 +3,8 @@
 import { expect } from "vitest";
 import { createBundle } from "@/bundles/create-bundle";
 import { nowMs } from "@/clock";
-import { digest, randomSecret } from "@/server/crypto";
-import { write } from "@/server/db";
+import { digest, randomSecret } from "@/secrets";
+import { write } from "@/db/client";
 import { BASE, call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
 

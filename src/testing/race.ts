@@ -84,12 +84,12 @@ export async function together<T>(barrier: Barrier, requests: Promise<T>[], time
  *     lock, which PostgreSQL grants first come, first served, and re-checks its WHERE clause on the row as the
  *     winner left it. waitForClaims(n) watches pg_stat_activity until n sessions wait on the test's lock.
  *   - SQLite: a process has one connection, whose transactions queue first come, first served on one lock
- *     (src/server/db.ts); the test takes that lock without opening a transaction. Reads go on (Prisma's and
+ *     (src/db/client.ts); the test takes that lock without opening a transaction. Reads go on (Prisma's and
  *     the hot statements' alike, since no transaction is open), every transaction waits: each request reads
  *     and then waits at its claim. waitForClaims(n) watches the lock's queue until n wait on it.
  */
 export async function holdClaims(table: string, id: number) {
-  const { db, driver, write } = await import("@/server/db");
+  const { db, driver, write } = await import("@/db/client");
   await db();
   const d = await driver();
   const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 5));

@@ -3,7 +3,7 @@
 // first test that calls them, so their module-level code (constants, regexes, schemas) would count as covered
 // by that one test, and its mutants would be tested by that test alone, with the mutant not yet active when
 // the module loaded: false survivors. Loaded here, that code is plainly "static" and Stryker treats it so
-// (stryker.config.mjs: ignoreStatic). Only the initial run, which measures coverage, needs this: a mutant
+// (mutation/stryker.config.mjs: ignoreStatic). Only the initial run, which measures coverage, needs this: a mutant
 // run activates its (non-static) mutant at run time, whenever the module loaded, so it skips the preload and
 // each test file loads only what it uses (seconds per file on 2 cores). Nothing happens in a normal test run.
 import { readdirSync } from "node:fs";

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { now } from "@/clock";
 import { conflict } from "@/http/errors";
 import { parseInput } from "@/http/validate";
-import { write } from "@/server/db";
+import { write } from "@/db/client";
 import { hashPassword } from "@/users/passwords";
 import { ZEmail, ZName, ZPassword } from "@/users/schemas";
 

@@ -1,5 +1,5 @@
 import { notFound } from "@/http/errors";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import type { MaybePromise } from "@/http/route";
 import { fixedJson } from "@/http/respond";
 import { representUser, type UserRepresentation } from "@/users/represent";
@@ -7,12 +7,12 @@ import { representUser, type UserRepresentation } from "@/users/represent";
 type Viewer = { id: number; name: string; email: string };
 
 // A caller's own representation, once per viewer object: a token answered from the cache brings the same one
-// every time (src/http/auth.ts), and its JSON is then made once (fixedJson()).
+// every time (src/resource/authenticate.ts), and its JSON is then made once (fixedJson()).
 const selves = new WeakMap<Viewer, UserRepresentation>();
 
 /**
  * GET /api/user/<id>/: the representation to any authenticated caller; 404 for unknown ids (CONTRACT.md 2).
- * A caller reading themself is answered at once from the row read with their token (src/http/auth.ts),
+ * A caller reading themself is answered at once from the row read with their token (src/resource/authenticate.ts),
  * without a second read (nor a promise: src/http/route.ts, andThen()).
  */
 export function getUser(options: { id: string; viewer: Viewer }): MaybePromise<UserRepresentation> {

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { until } from "@/testing/until";
 import { env, setEnvForTests, type Env } from "@/env";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { call } from "@/testing/app";
 import { HashingBusy, hashingLoad } from "@/users/passwords";
 import { signInWithPassword } from "@/users/sign-in";

@@ -3,7 +3,7 @@
 // The work is counted, not timed: src/testing/hash-work.ts counts the argon2 verifications each request
 // starts, through Node's async_hooks, while the real code runs.
 import { describe, expect, it } from "vitest";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { call } from "@/testing/app";
 import { countHashWork } from "@/testing/hash-work";
 import { makeClient, makeUser, uniqueEmail } from "@/testing/factories";

@@ -2,7 +2,7 @@
 // the rate limits of CONTRACT.md 14 (issue 13 finding 4) and the audit events of CONTRACT.md 11.
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { makeUser } from "@/testing/factories";
 import { signInWithPassword } from "@/users/sign-in";
 

@@ -9,7 +9,7 @@
 // and gives it back when the password was right or the hash could not be done. Unknown e-mails cost the same
 // hashing time and count the same. Audit events: signin.succeeded, signin.failed, rate_limited.
 import { recordEvent, recordEventInTx } from "@/audit/record-event";
-import { db, write } from "@/server/db";
+import { db, write } from "@/db/client";
 import { addressKey, fullUntil, isRateLimited, reserve, type Limit, type Reservation } from "@/limits/limiter";
 import { rememberRefusedAddress } from "@/limits/refused-addresses";
 import { verifyPassword } from "@/users/passwords";

@@ -1,7 +1,7 @@
 // "Sign out everywhere" (README, Security): browser sessions carry the sessionVersion they were issued with
 // (src/auth/session.ts), so one increment ends every session of the user on every instance at its next
 // request. A password reset does it in its own transaction (src/accounts/lifecycle.ts).
-import { write, type Tx } from "@/server/db";
+import { write, type Tx } from "@/db/client";
 
 /** Ends every browser session of the user, inside the caller's transaction. */
 export async function signOutEverywhereInTx(tx: Tx, userId: number): Promise<void> {

@@ -1,7 +1,7 @@
 // A user named in a request body: URI (`/api/user/3/`), e-mail or id (SPEC.md 2.2).
 import { z } from "zod";
 import { idFromReference } from "@/http/references";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { ZEmail } from "@/users/schemas";
 
 export type UserReference = { id: number } | { email: string };

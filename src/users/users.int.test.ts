@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "@/http/errors";
 import { parseInput } from "@/http/validate";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { call } from "@/testing/app";
 import { refuseInserts } from "@/testing/faults";
 import { makeUser, passwordSession, uniqueEmail } from "@/testing/factories";

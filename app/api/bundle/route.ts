@@ -1,6 +1,6 @@
 import { createBundle } from "@/bundles/create-bundle";
 import { listBundles } from "@/bundles/list-bundles";
-import { authenticate } from "@/http/auth";
+import { authenticate } from "@/resource/authenticate";
 import { readBody } from "@/http/body";
 import { pageRequest } from "@/http/collection";
 import { json } from "@/http/respond";

@@ -1,6 +1,6 @@
 import { createBundlePermission } from "@/bundle-permissions/create-bundle-permission";
 import { listBundlePermissions } from "@/bundle-permissions/list-bundle-permissions";
-import { authenticate } from "@/http/auth";
+import { authenticate } from "@/resource/authenticate";
 import { readBody } from "@/http/body";
 import { pageRequest } from "@/http/collection";
 import { json } from "@/http/respond";

@@ -1,4 +1,4 @@
-import { authenticate } from "@/http/auth";
+import { authenticate } from "@/resource/authenticate";
 import { readBody } from "@/http/body";
 import { pageRequest } from "@/http/collection";
 import { json } from "@/http/respond";

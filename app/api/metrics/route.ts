@@ -1,4 +1,5 @@
+import "@/email/outbox-depth"; // the outbox's gauge reads the outbox when scraped
 import { route } from "@/http/route";
-import { metricsResponse } from "@/server/metrics-endpoint";
+import { metricsResponse } from "@/observability/metrics-endpoint";
 
 export const { GET, POST, PUT, DELETE, PATCH, OPTIONS } = route({ GET: metricsResponse });

@@ -1,6 +1,6 @@
 import { json } from "@/http/respond";
 import { route } from "@/http/route";
-import { checkDatabase } from "@/server/ready";
+import { checkDatabase } from "@/observability/ready";
 
 export const { GET, POST, PUT, DELETE, PATCH, OPTIONS } = route({
   GET: async () => {

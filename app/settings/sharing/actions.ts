@@ -8,7 +8,7 @@ import { createBundle } from "@/bundles/create-bundle";
 import { deleteBundle } from "@/bundles/delete-bundle";
 import { ALREADY_ALLOWED, createBundlePermission } from "@/bundle-permissions/create-bundle-permission";
 import { deleteBundlePermission } from "@/bundle-permissions/delete-bundle-permission";
-import type { Principal } from "@/http/auth";
+import type { Principal } from "@/resource/authenticate";
 import { ApiError } from "@/http/errors";
 import { ALREADY_PENDING, CANNOT_GRANT, createPermissionRequest } from "@/permission-requests/create-permission-request";
 import { deletePermissionRequest } from "@/permission-requests/delete-permission-request";
@@ -56,7 +56,7 @@ export async function letInAction(form: FormData): Promise<FormResult> {
 
 export async function askOwnerAction(form: FormData): Promise<FormResult> {
   const user = await requireUser(PAGE);
-  // The page acts as the signed-in person, as the API does for a session (src/http/auth.ts).
+  // The page acts as the signed-in person, as the API does for a session (src/resource/authenticate.ts).
   const principal: Principal = {
     userId: user.id,
     scopes: ["readonly", "readwrite"],

@@ -6,14 +6,14 @@
 // racing the first, is invalid_grant and revokes every token issued from the code (CONTRACT.md 3).
 import type { Client } from "@/generated/sqlite/client";
 import { now } from "@/clock";
-import { digest } from "@/server/crypto";
-import { db, write } from "@/server/db";
+import { digest } from "@/secrets";
+import { db, write } from "@/db/client";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
 import { verifierMatches } from "@/oauth/pkce";
 import { storedScopes } from "@/oauth/scope";
 import { dpopBinding, issueTokens, revokeGrant, type TokenRecord } from "@/oauth/tokens";
-import type { GrantContext } from "@/oauth/token-endpoint";
+import type { GrantContext } from "@/oauth/grants/grant";
 import { recordEventInTx } from "@/audit/record-event";
 
 export const GRANT_TYPE = "authorization_code";

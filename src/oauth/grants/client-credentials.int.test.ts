@@ -1,7 +1,7 @@
 // The client credentials grant (RFC 6749 4.4, CONTRACT.md 10): a confidential client acting for its owner,
 // API scopes only, no refresh token.
 import { describe, expect, it } from "vitest";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
 

@@ -8,12 +8,12 @@ import type { Client } from "@/generated/sqlite/client";
 import { now } from "@/clock";
 import { recordEventInTx } from "@/audit/record-event";
 import { isPublicClient } from "@/clients/represent";
-import { write } from "@/server/db";
+import { write } from "@/db/client";
 import { OAuthError } from "@/oauth/errors";
 import { stringParam } from "@/oauth/params";
 import { API_SCOPES, formatScope, parseScope, type Scope } from "@/oauth/scope";
 import { issueTokens, type TokenRecord } from "@/oauth/tokens";
-import type { GrantContext } from "@/oauth/token-endpoint";
+import type { GrantContext } from "@/oauth/grants/grant";
 
 export const GRANT_TYPE = "client_credentials";
 

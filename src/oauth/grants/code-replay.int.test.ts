@@ -4,8 +4,8 @@
 // the code before the first had claimed it is recorded as such (detail.concurrent).
 import { describe, expect, it } from "vitest";
 import { currentSigningKey } from "@/oidc/keys";
-import { digest } from "@/server/crypto";
-import { db } from "@/server/db";
+import { digest } from "@/secrets";
+import { db } from "@/db/client";
 import { call } from "@/testing/app";
 import { approvedCode } from "@/testing/factories";
 import { holdClaims } from "@/testing/race";

@@ -13,13 +13,13 @@ import type { Client } from "@/generated/sqlite/client";
 import { now } from "@/clock";
 import { recordEventInTx } from "@/audit/record-event";
 import { ApiError } from "@/http/errors";
-import { digest } from "@/server/crypto";
-import { db, write } from "@/server/db";
+import { digest } from "@/secrets";
+import { db, write } from "@/db/client";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam } from "@/oauth/params";
 import { storedScopes } from "@/oauth/scope";
 import { dpopBinding, issueTokens, type TokenRecord } from "@/oauth/tokens";
-import type { GrantContext } from "@/oauth/token-endpoint";
+import type { GrantContext } from "@/oauth/grants/grant";
 
 export const GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
 /** The client grant type (CONTRACT.md 10) whose clients may use this grant. */

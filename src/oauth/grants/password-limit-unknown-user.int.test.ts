@@ -2,7 +2,7 @@
 // username that names nobody: after 10 failures the 11th attempt is 429 rate_limited, recorded as a
 // rate_limited event with no user (there is none) and the client.
 import { describe, expect, it } from "vitest";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
 

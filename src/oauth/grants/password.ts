@@ -14,9 +14,9 @@ import { requiredParam, stringParam } from "@/oauth/params";
 import { isRateLimited, reserve, type Limit, type Reservation } from "@/limits/limiter";
 import { recordEvent } from "@/audit/record-event";
 import { parseScope, type Scope } from "@/oauth/scope";
-import { userByEmail } from "@/server/fast-sql";
+import { userByEmail } from "@/db/fast-sql";
 import { dpopBinding, startGrant, type TokenRecord } from "@/oauth/tokens";
-import type { GrantContext } from "@/oauth/token-endpoint";
+import type { GrantContext } from "@/oauth/grants/grant";
 import { verifyPassword } from "@/users/passwords";
 
 export const GRANT_TYPE = "password";
@@ -54,7 +54,7 @@ export async function passwordGrant(client: Client, params: Record<string, unkno
   let user: Awaited<ReturnType<typeof userByEmail>>;
   let passwordOk: boolean;
   try {
-    user = await userByEmail(username); // one statement (src/server/fast-sql.ts)
+    user = await userByEmail(username); // one statement (src/db/fast-sql.ts)
     passwordOk = await verifyPassword(user?.passwordHash ?? null, password);
   } catch (error) {
     await taken.release(); // not decided (the hashing pool is full, the database failed): not counted

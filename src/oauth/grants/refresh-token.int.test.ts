@@ -8,8 +8,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
 import { env } from "@/env";
-import { digest } from "@/server/crypto";
-import { db } from "@/server/db";
+import { digest } from "@/secrets";
+import { db } from "@/db/client";
 import { call } from "@/testing/app";
 import { passwordSession } from "@/testing/factories";
 import { holdClaims } from "@/testing/race";
@@ -108,7 +108,7 @@ describe("two refreshes of one token, the second reading it before the first cla
     const hold = await holdClaims("RefreshToken", row.id);
     const fired = [refresh(session, session.refreshToken, extra), refresh(session, session.refreshToken, extra)];
     // PostgreSQL: both have read the unused token and wait at their claims. SQLite: the rotations wait for
-    // their transaction, in which they will read the token (one or two batches: src/server/fast-sql.ts).
+    // their transaction, in which they will read the token (one or two batches: src/db/fast-sql.ts).
     await hold.waitForClaims(postgres() ? 2 : 1);
     await hold.release();
     const results = await Promise.all(fired);

@@ -15,13 +15,13 @@
 import type { Client } from "@/generated/sqlite/client";
 import { auditRow } from "@/audit/record-event";
 import { now } from "@/clock";
-import { digest } from "@/server/crypto";
+import { digest } from "@/secrets";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
 import { isSubset, parseScope, storedScopes } from "@/oauth/scope";
-import { LostRotation, rotateAtOnce, rotateRefreshToken, type RefreshTokenRow, type RotationPlan } from "@/server/fast-sql";
+import { LostRotation, rotateAtOnce, rotateRefreshToken, type RefreshTokenRow, type RotationPlan } from "@/db/fast-sql";
 import { accessExpiry, dpopBinding, mintTokens, newSecrets, refreshExpiry, revokeGrant, unconfirmedAccount, type TokenRecord } from "@/oauth/tokens";
-import type { GrantContext } from "@/oauth/token-endpoint";
+import type { GrantContext } from "@/oauth/grants/grant";
 
 export const GRANT_TYPE = "refresh_token";
 
@@ -67,7 +67,7 @@ export async function refreshTokenGrant(client: Client, params: Record<string, u
     }
   }
 
-  // Validate the token and respond: one rotation (src/server/fast-sql.ts) reads the token, applies these
+  // Validate the token and respond: one rotation (src/db/fast-sql.ts) reads the token, applies these
   // rules, then claims it and issues the new tokens together; a refusal writes nothing.
   let record: TokenRecord | null = null;
   const decide = (row: RefreshTokenRow | null): RotationPlan => {

@@ -1,6 +1,6 @@
 import { deleteBundle } from "@/bundles/delete-bundle";
 import { getBundle } from "@/bundles/get-bundle";
-import { authenticate } from "@/http/auth";
+import { authenticate } from "@/resource/authenticate";
 import { json, noContent } from "@/http/respond";
 import { param, route } from "@/http/route";
 

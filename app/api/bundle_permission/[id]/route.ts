@@ -1,6 +1,6 @@
 import { deleteBundlePermission } from "@/bundle-permissions/delete-bundle-permission";
 import { getBundlePermission } from "@/bundle-permissions/get-bundle-permission";
-import { authenticate } from "@/http/auth";
+import { authenticate } from "@/resource/authenticate";
 import { json, noContent } from "@/http/respond";
 import { param, route } from "@/http/route";
 

@@ -1,5 +1,5 @@
 // <key> is a record id (digits: GET, DELETE) or a token (GET checks, PUT redeems): src/permission-requests/key.ts.
-import { authenticate } from "@/http/auth";
+import { authenticate } from "@/resource/authenticate";
 import { json, noContent, NO_STORE } from "@/http/respond";
 import { param, route, type RouteContext } from "@/http/route";
 import { deletePermissionRequest } from "@/permission-requests/delete-permission-request";

@@ -1,4 +1,4 @@
-import { authenticate } from "@/http/auth";
+import { authenticate } from "@/resource/authenticate";
 import { json } from "@/http/respond";
 import { andThen, param, route } from "@/http/route";
 import { getUser } from "@/users/get-user";

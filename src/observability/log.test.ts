@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redact } from "@/server/log";
+import { redact } from "@/observability/log";
 
 describe("log redaction", () => {
   it("removes tokens from token paths and secrets from query strings", () => {

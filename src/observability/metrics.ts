@@ -8,15 +8,14 @@
 // - mail_outbox_messages{status}: the outbox by status, read from the database when scraped;
 //   mail_delivery_failures_total: failed attempts to hand a message to the provider;
 // - database_errors_total{kind}: requests answered 503 because the database was busy or unavailable;
-// - token_cache_hits_total: bearer reads answered from the validated-token cache (src/server/fast-sql.ts,
-//   src/server/pg-token-cache.ts), counted as a plain number on the hot path and read when scraped;
+// - token_cache_hits_total: bearer reads answered from the validated-token cache (src/db/fast-sql.ts,
+//   src/db/pg-token-cache.ts), counted as a plain number on the hot path and read when scraped;
 // - process_* and nodejs_*: prom-client's default metrics.
 // With WORKERS=n the metrics cover every worker: the worker that serves GET /api/metrics asks the primary,
 // which collects from each worker (prom-client's AggregatorRegistry; counters and histograms summed, the
 // outbox gauge, a database read that every worker makes alike, taken once). One registry per process, on
 // globalThis (the custom server's modules and Next's bundle share it).
 import cluster from "node:cluster";
-import { outboxDepth } from "@/email/outbox-depth";
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
 type Metrics = {
@@ -29,7 +28,18 @@ type Metrics = {
   databaseErrors: Counter<"kind">;
 };
 
-const holder = globalThis as typeof globalThis & { __appMetrics?: Metrics; __appTokenCacheHits?: { count: number } };
+type OutboxDepthReader = () => Promise<Record<string, number>>;
+
+const holder = globalThis as typeof globalThis & {
+  __appMetrics?: Metrics;
+  __appTokenCacheHits?: { count: number };
+  __appOutboxDepth?: OutboxDepthReader;
+};
+
+/** The outbox gives the gauge its reader (src/email/outbox-depth.ts): this layer imports nothing above it. */
+export function measureOutboxDepth(read: OutboxDepthReader): void {
+  holder.__appOutboxDepth = read;
+}
 
 /** Bearer reads answered from the token cache: `tokenCacheHits.count++` costs the hot path nothing more. */
 export const tokenCacheHits: { count: number } = (holder.__appTokenCacheHits ??= { count: 0 });
@@ -56,7 +66,9 @@ function create(): Metrics {
       aggregator: "max", // every worker reads the same table: not a sum
       async collect() {
         try {
-          const counts = await outboxDepth();
+          const read = holder.__appOutboxDepth;
+          if (!read) return;
+          const counts = await read();
           for (const status of ["pending", "sending", "sent", "failed"]) this.set({ status }, counts[status] ?? 0);
         } catch {
           // The database cannot answer: the gauge keeps its last values; database_errors_total tells.

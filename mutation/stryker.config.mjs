@@ -1,7 +1,7 @@
 // Mutation testing (issue 15): StrykerJS 9 with its vitest runner (Stryker 10 needs Node 22). `npm run
 // test:mutation` mutates the five folders below and runs, for each mutant, the tests that cover it; the HTML
 // report lands in reports/mutation/ (gitignored). With `-- --incremental` it reuses the results stored in
-// stryker-incremental.json (committed) for every mutant whose code and covering tests did not change;
+// mutation/baseline.json (committed) for every mutant whose code and covering tests did not change;
 // scripts/mutation-ci.sh is that, for CI.
 //
 // How it runs here: Stryker copies the project into .stryker-tmp/sandbox-*/ and starts one vitest per
@@ -39,7 +39,7 @@ const config = {
   htmlReporter: { fileName: "reports/mutation/index.html" },
   jsonReporter: { fileName: "reports/mutation/mutation.json" },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true, reportMutants: false },
-  incrementalFile: "stryker-incremental.json",
+  incrementalFile: "mutation/baseline.json",
   concurrency: postgres ? 1 : 2,
   // Static mutants (module-level constants, regexes and zod schemas) are covered only while a module loads,
   // so Stryker would run the whole suite for each of them: minutes per mutant on 2 cores. They are left out

@@ -1,14 +1,14 @@
-// The validated-token cache on PostgreSQL and its lease (src/server/pg-token-cache.ts), on the suite's
+// The validated-token cache on PostgreSQL and its lease (src/db/pg-token-cache.ts), on the suite's
 // database when it is PostgreSQL (CI's second run); on SQLite these tests have nothing to test and say so.
-// The cross-instance rule itself, through two server processes, is src/server/bearer-cache-instances.int.test.ts.
+// The cross-instance rule itself, through two server processes, is src/db/bearer-cache-instances.int.test.ts.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { advanceClock, now, resetClock } from "@/clock";
 import { env } from "@/env";
-import { bearerToken } from "@/server/fast-sql";
-import { digest } from "@/server/crypto";
-import { db, driver, write } from "@/server/db";
-import { INVALIDATION_NOTICE, STALENESS_MS, type PgTokenCache } from "@/server/pg-token-cache";
+import { bearerToken } from "@/db/fast-sql";
+import { digest } from "@/secrets";
+import { db, driver, write } from "@/db/client";
+import { INVALIDATION_NOTICE, STALENESS_MS, type PgTokenCache } from "@/db/pg-token-cache";
 import { passwordSession } from "@/testing/factories";
 
 const onPostgres = env().database.kind === "postgresql";

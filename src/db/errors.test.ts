@@ -1,8 +1,8 @@
 // Which database errors were caused by a value the caller sent (a 400, never a 500) and which are the
-// database's failure to answer (a 503): the shapes each layer gives them (src/server/db-errors.ts). The real
+// database's failure to answer (a 503): the shapes each layer gives them (src/db/errors.ts). The real
 // errors are met in src/http/input-isolation.int.test.ts and src/server/outage*.int.test.ts.
 import { describe, expect, it } from "vitest";
-import { databaseFailure, databaseInputError } from "@/server/db-errors";
+import { databaseFailure, databaseInputError } from "@/db/errors";
 
 const prisma = (code: string, cause?: Record<string, unknown>) =>
   Object.assign(new Error("prisma"), { code, meta: cause ? { driverAdapterError: { name: "DriverAdapterError", cause } } : {} });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MigrationError, migrationsDir, plan, readMigrations } from "@/server/migrate";
+import { MigrationError, migrationsDir, plan, readMigrations } from "@/db/migrate";
 
 const file = (name: string, checksum: string) => ({ name, sql: "", checksum });
 

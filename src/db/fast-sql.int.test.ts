@@ -1,4 +1,4 @@
-// The hot token statements (src/server/fast-sql.ts) on the suite's database (SQLite, and PostgreSQL in CI):
+// The hot token statements (src/db/fast-sql.ts) on the suite's database (SQLite, and PostgreSQL in CI):
 // what each reads, that they agree with what Prisma stored, and that the rotation keeps single use when it
 // meets Prisma's own transactions and concurrent revocations.
 import { afterEach, describe, expect, it } from "vitest";
@@ -6,11 +6,11 @@ import { advanceClock, now, resetClock } from "@/clock";
 import { OAuthError } from "@/oauth/errors";
 import Database from "better-sqlite3";
 import fc from "fast-check";
-import { bearerToken, clientByClientId, LostRotation, rotateAtOnce, rotateRefreshToken, sqliteTime, tokenByValue, userByEmail, type RotationPlan } from "@/server/fast-sql";
+import { bearerToken, clientByClientId, LostRotation, rotateAtOnce, rotateRefreshToken, sqliteTime, tokenByValue, userByEmail, type RotationPlan } from "@/db/fast-sql";
 import { mintTokens, startGrant } from "@/oauth/tokens";
-import { digest } from "@/server/crypto";
+import { digest } from "@/secrets";
 import { env, setEnvForTests } from "@/env";
-import { db, driver, write } from "@/server/db";
+import { db, driver, write } from "@/db/client";
 import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
 

@@ -1,5 +1,5 @@
 import { ApiError } from "@/http/errors";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 
 /** Readiness: the database answers a query. 503 when it does not. */
 export async function checkDatabase(): Promise<void> {

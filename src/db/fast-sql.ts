@@ -2,7 +2,7 @@
 // CPU where a prepared statement on the driver costs microseconds (STACK.md), and these run on every bearer
 // request, introspection and token request. Prisma stays for everything else. Each is ONE statement (on
 // SQLite, one synchronous transaction, which nothing can interleave), on the connection Prisma already holds
-// (src/server/db.ts):
+// (src/db/client.ts):
 // - bearerToken: the access token joined with what the handler needs next (the user, the client's
 //   first-party flag) and the grant's revocation (CONTRACT.md 1);
 // - tokenByValue: an access or refresh token by value for introspection and revocation (RFC 7662, 7009);
@@ -33,23 +33,15 @@
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import type { Client, User } from "@/generated/sqlite/client";
-import { connectedDriver, driver } from "@/server/db";
-import { databaseFailure } from "@/server/db-errors";
+import type { BearerToken } from "@/db/bearer-token";
+import { connectedDriver, driver } from "@/db/client";
+import { databaseFailure } from "@/db/errors";
 import { env } from "@/env";
-import { log } from "@/server/log";
-import { tokenCacheHits } from "@/server/metrics";
+import { log } from "@/observability/log";
+import { tokenCacheHits } from "@/observability/metrics";
 
 /** A live access token as the bearer read finds it (possibly shared from the token cache: read-only). */
-export type BearerToken = {
-  readonly userId: number;
-  readonly clientId: number;
-  readonly scopes: string;
-  readonly userName: string;
-  readonly userEmail: string;
-  readonly firstParty: boolean;
-  /** The DPoP key the token is bound to (RFC 9449 6), or null for a bearer token. */
-  readonly jkt: string | null;
-};
+export type { BearerToken };
 
 export type TokenByValue = {
   kind: "access_token" | "refresh_token";
@@ -200,7 +192,7 @@ type SqliteDriver = Extract<Awaited<ReturnType<typeof driver>>, { kind: "sqlite"
 // (checked on every hit against the clock), at most TOKEN_CACHE_SIZE of them (env.ts; 0 turns the cache off),
 // by digest, the oldest dropped first. PostgreSQL has no such cheap
 // question (an instance would need a round trip to learn of another's commit): there the instances hold a
-// lease on their caches instead (src/server/pg-token-cache.ts).
+// lease on their caches instead (src/db/pg-token-cache.ts).
 type CachedToken = { token: BearerToken; expiresAtMs: number };
 type Snapshot = {
   /** Whether this synchronous run has opened the read transaction and checked data_version (end() is queued). */
@@ -446,7 +438,7 @@ async function pgRotate(pool: pg.Pool, digest: string, decide: (row: RefreshToke
 // One caller's key never fails another's lookup (README, Security): a key that PostgreSQL text cannot take
 // (U+0000: SQLSTATE 22021, which would fail the whole statement) matches no row, so it joins no batch and is
 // answered "not found" at once; and a batch whose statement fails for anything but the database's failure to
-// answer (src/server/db-errors.ts: that one is every caller's) is retried one key at a time, so that only the
+// answer (src/db/errors.ts: that one is every caller's) is retried one key at a time, so that only the
 // callers of the key the database refused get its error.
 export type PendingLookup<R> = { key: string; resolve: (row: R | null) => void; reject: (error: unknown) => void };
 type LookupName = "bearer" | "refresh" | "client" | "userByEmail";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
-import { authenticate } from "@/http/auth";
+import { authenticate } from "@/resource/authenticate";
 import { ApiError } from "@/http/errors";
 import { BASE, call } from "@/testing/app";
 import { makeUser, passwordSession } from "@/testing/factories";
@@ -86,7 +86,7 @@ describe("bearer authentication on /api/user/<id>/", () => {
     expect(res.json).toEqual({ error: "authentication required" });
     const query = await call("POST", `/api/bundle/?access_token=${accessToken}`, { body: { name: "Not mine" } });
     expect({ status: query.status, body: query.json }).toEqual({ status: 401, body: { error: "authentication required" } });
-    const { db } = await import("@/server/db");
+    const { db } = await import("@/db/client");
     expect(await (await db()).bundle.count({ where: { ownerId: user.id } })).toBe(0);
   });
 

@@ -11,7 +11,7 @@ import { dirname, resolve } from "node:path";
 import { createBundle } from "@/bundles/create-bundle";
 import { createClient } from "@/clients/create-client";
 import { env } from "@/env";
-import { db } from "@/server/db";
+import { db } from "@/db/client";
 import { createUser } from "@/users/create-user";
 
 export const DEMO_REDIRECT_URI = "http://localhost:8000/callback";

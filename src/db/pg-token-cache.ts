@@ -1,5 +1,5 @@
 // The validated-token cache on PostgreSQL (issue 8: "a token deleted or revoked on any instance must be refused
-// by every instance on its next request"). SQLite's cache asks data_version (src/server/fast-sql.ts); an
+// by every instance on its next request"). SQLite's cache asks data_version (src/db/fast-sql.ts); an
 // instance on PostgreSQL cannot learn of another's commit without a round trip, which is the cost the cache
 // saves. So the instances keep a lease on their caches instead, bounded by time:
 //
@@ -31,8 +31,8 @@ import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { env } from "@/env";
-import { log } from "@/server/log";
-import type { BearerToken } from "@/server/fast-sql";
+import { log } from "@/observability/log";
+import type { BearerToken } from "@/db/bearer-token";
 
 export const INVALIDATION_CHANNEL = "token_cache";
 export const INVALIDATION_NOTICE = "token_cache: invalidated";
@@ -222,7 +222,7 @@ export class PgTokenCache {
  * Holds back the completion of every statement on `client` that ends a transaction which raised
  * INVALIDATION_NOTICE (a committed change a cached token may depend on) for STALENESS_MS: rule 3 above.
  * Covers the three ways the pool's clients are called: a promise (Prisma's adapter), a callback (pg.Pool's
- * query(), src/server/fast-sql.ts) and a callback in the query's config.
+ * query(), src/db/fast-sql.ts) and a callback in the query's config.
  */
 export function settleCommits(client: pg.ClientBase): void {
   let invalidated = false;

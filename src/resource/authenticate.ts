@@ -11,9 +11,9 @@ import { sessionUserFromRequest } from "@/auth/session";
 import { env } from "@/env";
 import { ApiError, forbidden } from "@/http/errors";
 import { nowMs } from "@/clock";
-import { digest } from "@/server/crypto";
+import { digest } from "@/secrets";
 import { allows, storedScopes, type Scope } from "@/oauth/scope";
-import { bearerToken as liveAccessToken, type BearerToken } from "@/server/fast-sql";
+import { bearerToken as liveAccessToken, type BearerToken } from "@/db/fast-sql";
 import { DPOP_ALGS, DpopProofError, verifyDpopProof } from "@/dpop/proof";
 import { resourceMetadataUrl } from "@/resource/resource";
 
@@ -71,7 +71,7 @@ export function accessCredentials(request: Request): AccessCredentials | null {
  * token read synchronously (SQLite) is answered as it is, without a promise: callers `await` it either way.
  */
 export function presentedAccessToken(request: Request, credentials: AccessCredentials): BearerToken | Promise<BearerToken> {
-  // One statement: the token, its grant, its user and its client (src/server/fast-sql.ts).
+  // One statement: the token, its grant, its user and its client (src/db/fast-sql.ts).
   const found = liveAccessToken(digest(credentials.token), nowMs());
   return found instanceof Promise ? found.then((row) => checkedToken(request, credentials, row)) : checkedToken(request, credentials, found);
 }
@@ -138,7 +138,7 @@ function tokenScopes(stored: string): readonly Scope[] {
   return scopes;
 }
 
-// A token the cache answers is one row object for every request it answers (src/server/fast-sql.ts): so is its
+// A token the cache answers is one row object for every request it answers (src/db/fast-sql.ts): so is its
 // principal, made once and frozen like the row, and with it the user's own representation (src/users/get-user.ts).
 const principals = new WeakMap<BearerToken, Principal>();
 

@@ -2,7 +2,7 @@
 // so. Both generated clients come from one data model (prisma/sqlite/schema.prisma), so they share one type.
 //
 // It also hands the driver connection Prisma already holds to the few hot statements that skip Prisma
-// (src/server/fast-sql.ts, issue 8): one connection per process on SQLite, one pool on PostgreSQL.
+// (src/db/fast-sql.ts, issue 8): one connection per process on SQLite, one pool on PostgreSQL.
 // - SQLite: Prisma's adapter queues its interactive transactions on one better-sqlite3 connection, and any
 //   statement run on that connection while one is open runs inside it. So the adapter factory is wrapped:
 //   every Prisma transaction also holds `sqliteLock` from BEGIN to COMMIT/ROLLBACK, and our own synchronous
@@ -13,10 +13,10 @@
 //   waits for, nor sees inside, a Prisma transaction.
 // - PostgreSQL: one pg.Pool shared by Prisma (new PrismaPg(pool)) and our prepared statements. Each of its
 //   connections holds back the end of a transaction that invalidated cached tokens (settleCommits(), the lease
-//   of src/server/pg-token-cache.ts).
+//   of src/db/pg-token-cache.ts).
 //
 // Every wait on the database is bounded (issue 10 point 4: a database that cannot answer is a 503 within 10
-// seconds, never a hang; src/server/db-errors.ts says which failures those are): on PostgreSQL a connection
+// seconds, never a hang; src/db/errors.ts says which failures those are): on PostgreSQL a connection
 // (or a place in the pool's queue) within CONNECT_TIMEOUT_MS, each statement within STATEMENT_TIMEOUT_MS on
 // the server (statement_timeout, lock waits included) and QUERY_TIMEOUT_MS on the client (a connection that
 // silently died), TCP keep-alive on every connection, and idle_in_transaction_session_timeout; on SQLite the
@@ -33,8 +33,8 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import pg from "pg";
 import { env } from "@/env";
-import { log } from "@/server/log";
-import { closePgTokenCache, pgTokenCache, settleCommits, type PgTokenCache } from "@/server/pg-token-cache";
+import { log } from "@/observability/log";
+import { closePgTokenCache, pgTokenCache, settleCommits, type PgTokenCache } from "@/db/pg-token-cache";
 import { PrismaClient as PostgresClient } from "@/generated/postgresql/client";
 import { Prisma, PrismaClient as SqliteClient } from "@/generated/sqlite/client";
 
@@ -60,7 +60,7 @@ export type Driver =
   | {
       kind: "postgresql";
       pool: pg.Pool;
-      /** The validated-token cache and its lease (src/server/pg-token-cache.ts), or null with TOKEN_CACHE_SIZE=0. */
+      /** The validated-token cache and its lease (src/db/pg-token-cache.ts), or null with TOKEN_CACHE_SIZE=0. */
       tokenCache: PgTokenCache | null;
     };
 
@@ -149,7 +149,7 @@ function createClient(): { client: Db; init: (client: Db) => Promise<void> } {
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
       keepAlive: true,
       keepAliveInitialDelayMillis: 5_000,
-      // The token cache's triggers tell the writing session by a notice (src/server/pg-token-cache.ts), which
+      // The token cache's triggers tell the writing session by a notice (src/db/pg-token-cache.ts), which
       // a server or role configured to send fewer messages would withhold.
       options: "-c client_min_messages=notice",
     });
@@ -222,7 +222,7 @@ export function db(): Promise<Db> {
   return holder.ready;
 }
 
-/** The driver connection under the Prisma client (for src/server/fast-sql.ts only). */
+/** The driver connection under the Prisma client (for src/db/fast-sql.ts only). */
 export async function driver(): Promise<Driver> {
   await db();
   if (!holder.driver) throw new Error("the database driver is not connected");
