@@ -2,8 +2,8 @@
 //   top     app/, src/server/ (the HTTP server), src/cli/ (the admin CLI and the development seed), scripts/,
 //           e2e/, instrumentation.ts, proxy.ts, and src/testing/ (the tests' harness)
 //   middle  the domain folders of src/ (oauth, oidc, permission-requests, users, email, limits, ...)
-//   bottom  src/http/, src/db/, src/observability/, and src/env.ts, src/clock.ts, src/secrets.ts, src/site.ts,
-//           src/format/
+//   bottom  src/http/ (requests and responses) over src/db/ (the database) over src/observability/ (logs and
+//           metrics), and beside them src/env.ts, src/clock.ts, src/secrets.ts, src/site.ts, src/format/
 // A module may import its own layer and the layers below it, never one above; no import goes round a circle.
 const TEST = "\\.test\\.tsx?$";
 const BOTTOM = "^src/(http|db|observability|format)/|^src/(env|clock|secrets|site)\\.ts$";
@@ -32,6 +32,20 @@ module.exports = {
       severity: "error",
       from: { path: BOTTOM, pathNot: TEST },
       to: { path: "^(src|app)/", pathNot: [BOTTOM, "^src/generated/"] },
+    },
+    {
+      name: "bottom-in-order",
+      comment: "Within the bottom layer: http uses db and observability, db uses observability, observability uses only env and clock.",
+      severity: "error",
+      from: { path: "^src/(db|observability)/", pathNot: TEST },
+      to: { path: "^src/http/" },
+    },
+    {
+      name: "observability-is-the-ground",
+      comment: "Everything logs and counts; logs and metrics use nothing but the environment and the clock (a metric that needs the outbox is given its reader by the outbox).",
+      severity: "error",
+      from: { path: "^src/observability/", pathNot: TEST },
+      to: { path: "^src/", pathNot: ["^src/observability/", "^src/(env|clock)\\.ts$"] },
     },
     {
       name: "production-not-to-tests",

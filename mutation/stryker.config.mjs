@@ -1,5 +1,5 @@
 // Mutation testing (issue 15): StrykerJS 9 with its vitest runner (Stryker 10 needs Node 22). `npm run
-// test:mutation` mutates the five folders below and runs, for each mutant, the tests that cover it; the HTML
+// test:mutation` mutates the folders below (scripts/mutation.ts FOLDERS) and runs, for each mutant, the tests that cover it; the HTML
 // report lands in reports/mutation/ (gitignored). With `-- --incremental` it reuses the results stored in
 // mutation/baseline.json (committed) for every mutant whose code and covering tests did not change;
 // scripts/mutation-ci.sh is that, for CI.
@@ -27,6 +27,9 @@ const config = {
   coverageAnalysis: "perTest",
   mutate: [
     "src/oauth/**/*.ts",
+    "src/token-endpoint/**/*.ts",
+    "src/consent/**/*.ts",
+    "src/resource/**/*.ts",
     "src/permission-requests/**/*.ts",
     "src/http/**/*.ts",
     "src/users/**/*.ts",

@@ -1,5 +1,5 @@
-// The mutation baseline (issue 15): mutation/baseline.json, committed like a lock file, holds the result of
-// every mutant of src/oauth, src/permission-requests, src/http, src/users and src/email, with the source of
+// The mutation baseline (docs/testing.md#mutation-testing): mutation/baseline.json, committed like a lock file,
+// holds the result of every mutant of the folders in FOLDERS below, with the source of
 // each mutated file and test file it was measured on. This script reads and writes it:
 //
 //   tsx scripts/mutation.ts score [report.json]       the score per folder and in all (default: the baseline)
@@ -8,7 +8,7 @@
 //   tsx scripts/mutation.ts merge <out> <in.json...>   one report from several runs (later ones win per file;
 //                                                      `in.json#src/users/` takes only the files under that
 //                                                      path: a run carries over its incremental file's others);
-//                                                      with --mark-unmeasured, every file of the five folders
+//                                                      with --mark-unmeasured, every file of the folders
 //                                                      that no run measured is recorded as such (no mutants, its
 //                                                      source kept: CI measures it once it changes)
 //
@@ -22,7 +22,7 @@ type TestFile = { source?: string; tests: { id: string; name: string; [key: stri
 type Report = { files: Record<string, SourceFile>; testFiles?: Record<string, TestFile>; [key: string]: unknown };
 
 export const BASELINE = "mutation/baseline.json";
-export const FOLDERS = ["src/oauth", "src/permission-requests", "src/http", "src/users", "src/email"];
+export const FOLDERS = ["src/oauth", "src/token-endpoint", "src/consent", "src/resource", "src/permission-requests", "src/http", "src/users", "src/email"];
 const DETECTED = new Set(["Killed", "Timeout"]);
 const COUNTED = new Set(["Killed", "Timeout", "Survived", "NoCoverage"]);
 
@@ -52,7 +52,7 @@ function score(path: string): number {
   const rows = FOLDERS.map((folder) => [folder, tally(report, (f) => f.startsWith(`${folder}/`))] as const);
   const all = tally(report, (f) => FOLDERS.some((folder) => f.startsWith(`${folder}/`)));
   console.log("| Folder | Mutants | Killed or timed out | Survived | Not covered | Score |\n|---|---|---|---|---|---|");
-  for (const [name, t] of [...rows, ["all five", all] as const])
+  for (const [name, t] of [...rows, ["all folders", all] as const])
     console.log(`| \`${name}\` | ${t.counted} | ${t.detected} | ${t.survived} | ${t.noCoverage} | ${t.counted ? `${percent(t).toFixed(1)}%` : "—"} |`);
   const unmeasured = Object.entries(report.files).filter(([, f]) => f.unmeasured).map(([path]) => path);
   if (unmeasured.length) console.log(`\nNot measured yet (outside the scores): ${unmeasured.join(", ")}`);

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { emailConfirmed } from "@/accounts/confirmed";
 import { currentUser } from "@/auth/session";
-import { loadConsentScreen, type ConsentScreen } from "@/oauth/consent-screen";
+import { loadConsentScreen, type ConsentScreen } from "@/consent/consent-screen";
 import { ScopeList } from "../components/scope-list";
 import { Alert, Button, Card, Page } from "../components/ui";
 import { SwitchAccount } from "./switch-account";
@@ -47,7 +47,7 @@ export default async function ConsentPage({ searchParams }: { searchParams: Prom
           It asks for access to the account of <strong>{user.email}</strong>. Not you? <SwitchAccount restartUrl={screen.restartUrl} />
         </p>
         {confirmed ? null : (
-          // README, Security: an account whose address is not confirmed approves no app (src/oauth/consent.ts).
+          // README, Security: an account whose address is not confirmed approves no app (src/consent/decide-consent.ts).
           <Alert>Confirm your e-mail address first: open the link we mailed you (or ask for a new one on the home page). Until then you cannot let apps use your account.</Alert>
         )}
         {screen.unverified ? (

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { currentUser } from "@/auth/session";
 import { safeCallbackUrl } from "@/auth/callback-url";
-import { signInPurpose, type SignInPurpose } from "@/auth/sign-in-purpose";
+import { signInPurpose, type SignInPurpose } from "@/consent/sign-in-purpose";
 import { Page, TextLink } from "../components/ui";
 import { LoginForm } from "./login-form";
 import { signInMessage } from "./messages";

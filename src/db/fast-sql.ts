@@ -363,7 +363,7 @@ const PG = {
     SELECT "id" FROM g`,
   // The whole rotation of a request that narrows no scope, as one statement: the token is claimed only if it
   // is this client's, unused, unrevoked and unexpired, and its user's address is confirmed (the rules of
-  // src/oauth/grants/refresh-token.ts, which reads the token and says why when this claims nothing), and the
+  // src/token-endpoint/grants/refresh-token.ts, which reads the token and says why when this claims nothing), and the
   // new pair takes its scopes. Locks as below: the grant row first, then the token.
   rotateAtOnce: `WITH rt AS (
       SELECT "id", "grantId" FROM "RefreshToken"

@@ -7,7 +7,7 @@ import { decodeJwt } from "jose";
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, nowMs, resetClock } from "@/clock";
 import { consentCsrfToken } from "@/oauth/authorization-request";
-import { loadConsentScreen } from "@/oauth/consent-screen";
+import { loadConsentScreen } from "@/consent/consent-screen";
 import { db, write } from "@/db/client";
 import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";

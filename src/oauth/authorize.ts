@@ -28,8 +28,8 @@ import { OAuthError } from "@/oauth/errors";
 import { challengeProblem } from "@/oauth/pkce";
 import { formatScope, isSubset, parseScope, storedScopes, type Scope } from "@/oauth/scope";
 import { startGrant } from "@/oauth/tokens";
-import { checkResources } from "@/resource/resource";
-import { claimPushedRequest, pushedParams } from "@/par/pushed-request-store";
+import { checkResources } from "@/oauth/resource";
+import { claimPushedRequest, pushedParams } from "@/oauth/pushed-request-store";
 import { countTokenIssued } from "@/observability/metrics";
 
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;

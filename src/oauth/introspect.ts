@@ -11,7 +11,7 @@ import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
 import { findTokenByValue } from "@/oauth/tokens";
 import { env } from "@/env";
-import { apiResource } from "@/resource/resource";
+import { apiResource } from "@/oauth/resource";
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, nowMs, resetClock } from "@/clock";
 import { consentCsrfToken, csrfTokenMatches, openRequest, sealRequest } from "@/oauth/authorization-request";
-import { loadConsentScreen } from "@/oauth/consent-screen";
+import { loadConsentScreen } from "@/consent/consent-screen";
 import { deleteOwnClient } from "@/clients/manage-clients";
 import { OAUTH_ERROR_STATUS, oauthError } from "@/oauth/errors";
 import { revokeGrant } from "@/oauth/tokens";

@@ -4,7 +4,7 @@
 // README, Security (account pre-hijacking): an account whose address is not confirmed obtains no token by any
 // grant. Every grant issues through startGrant or issueTokens below, which refuse it in the transaction that
 // would issue (unconfirmedAccount() says with which RFC 6749 error); the refresh rotation, which issues from
-// a token's own state, checks it in its claim (src/oauth/grants/refresh-token.ts, src/db/fast-sql.ts).
+// a token's own state, checks it in its claim (src/token-endpoint/grants/refresh-token.ts, src/db/fast-sql.ts).
 import { now } from "@/clock";
 import { digest, randomSecret } from "@/secrets";
 import { write, type Tx } from "@/db/client";

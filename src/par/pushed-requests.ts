@@ -3,7 +3,7 @@
 // the authorization endpoint would (2.1: redirect URI, response type, scope, PKCE, state, resource), and
 // stored for 60 seconds under a random request_uri (201 {"request_uri", "expires_in"}; only its digest is
 // kept). The authorization endpoint then takes client_id and request_uri only, and uses the stored request
-// once: the use is a conditional write (claim first, src/par/pushed-request-store.ts), made when the
+// once: the use is a conditional write (claim first, src/oauth/pushed-request-store.ts), made when the
 // signed-in person reaches the decision, so that the way through the sign-in page does not spend it.
 // Nothing secret is stored (README, Security): only the parameters the authorization endpoint reads are kept,
 // never the client's authentication (client_secret, client_assertion), a code_verifier or anything else sent.
@@ -20,7 +20,7 @@ import { OAuthError } from "@/oauth/errors";
 import { digest, randomSecret } from "@/secrets";
 import { write } from "@/db/client";
 import { validateAuthorizationRequest } from "@/oauth/authorize";
-import { REQUEST_URI_PREFIX } from "@/par/pushed-request-store";
+import { REQUEST_URI_PREFIX } from "@/oauth/pushed-request-store";
 import { recordEvent } from "@/audit/record-event";
 import { assertUnderCapInTx, isRateLimited, lockKeysInTx } from "@/limits/limiter";
 

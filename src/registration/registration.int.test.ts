@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
 import { setEnvForTests, type Env } from "@/env";
 import { consentCsrfToken } from "@/oauth/authorization-request";
-import { loadConsentScreen } from "@/oauth/consent-screen";
+import { loadConsentScreen } from "@/consent/consent-screen";
 import { s256 } from "@/oauth/pkce";
 import { createRegistrationToken } from "@/registration/register-client";
 import { db } from "@/db/client";

@@ -15,7 +15,7 @@ import { digest } from "@/secrets";
 import { allows, storedScopes, type Scope } from "@/oauth/scope";
 import { bearerToken as liveAccessToken, type BearerToken } from "@/db/fast-sql";
 import { DPOP_ALGS, DpopProofError, verifyDpopProof } from "@/dpop/proof";
-import { resourceMetadataUrl } from "@/resource/resource";
+import { resourceMetadataUrl } from "@/oauth/resource";
 
 export type Principal = {
   userId: number;

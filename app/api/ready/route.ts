@@ -1,6 +1,6 @@
 import { json } from "@/http/respond";
 import { route } from "@/http/route";
-import { checkDatabase } from "@/observability/ready";
+import { checkDatabase } from "@/monitoring/ready";
 
 export const { GET, POST, PUT, DELETE, PATCH, OPTIONS } = route({
   GET: async () => {

@@ -1,6 +1,6 @@
 import { htmlFailurePage } from "@/http/html";
 import { errorResponse } from "@/http/route";
-import { handleConsentDecision } from "@/oauth/consent";
+import { handleConsentDecision } from "@/consent/decide-consent";
 
 export async function POST(request: Request): Promise<Response> {
   try {

@@ -1,4 +1,4 @@
 import { route } from "@/http/route";
-import { handleTokenRequest } from "@/oauth/token-endpoint";
+import { handleTokenRequest } from "@/token-endpoint/token-endpoint";
 
 export const { GET, POST, PUT, DELETE, PATCH, OPTIONS } = route({ POST: handleTokenRequest }, { kind: "oauth", cors: true });

@@ -16,7 +16,7 @@ import { recordEvent } from "@/audit/record-event";
 import { parseScope, type Scope } from "@/oauth/scope";
 import { userByEmail } from "@/db/fast-sql";
 import { dpopBinding, startGrant, type TokenRecord } from "@/oauth/tokens";
-import type { GrantContext } from "@/oauth/grants/grant";
+import type { GrantContext } from "@/token-endpoint/grants/grant";
 import { verifyPassword } from "@/users/passwords";
 
 export const GRANT_TYPE = "password";

@@ -19,7 +19,7 @@ import { OAuthError } from "@/oauth/errors";
 import { requiredParam } from "@/oauth/params";
 import { storedScopes } from "@/oauth/scope";
 import { dpopBinding, issueTokens, type TokenRecord } from "@/oauth/tokens";
-import type { GrantContext } from "@/oauth/grants/grant";
+import type { GrantContext } from "@/token-endpoint/grants/grant";
 
 export const GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
 /** The client grant type (CONTRACT.md 10) whose clients may use this grant. */

@@ -13,7 +13,7 @@ import { requiredParam, stringParam } from "@/oauth/params";
 import { verifierMatches } from "@/oauth/pkce";
 import { storedScopes } from "@/oauth/scope";
 import { dpopBinding, issueTokens, revokeGrant, type TokenRecord } from "@/oauth/tokens";
-import type { GrantContext } from "@/oauth/grants/grant";
+import type { GrantContext } from "@/token-endpoint/grants/grant";
 import { recordEventInTx } from "@/audit/record-event";
 
 export const GRANT_TYPE = "authorization_code";

@@ -1,4 +1,4 @@
-// The refresh_token grant (src/oauth/grants/refresh-token.ts) as a client, a user and an operator see it: RFC 6749
+// The refresh_token grant (src/token-endpoint/grants/refresh-token.ts) as a client, a user and an operator see it: RFC 6749
 // 6 with the rotation and reuse detection of RFC 9700 4.14.2 (CONTRACT.md 4), and its audit events (CONTRACT.md
 // 11: `token.refreshed`, `token.reuse_detected`, which /settings/security shows the user as "someone may have
 // copied its token"). Every test runs on both databases. They differ in one place, asserted as such: on

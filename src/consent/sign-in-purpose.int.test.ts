@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";
-import { signInPurpose } from "@/auth/sign-in-purpose";
+import { signInPurpose } from "@/consent/sign-in-purpose";
 
 describe("signInPurpose()", () => {
   it("names the client of an authorization request, with or without the trailing slash", async () => {

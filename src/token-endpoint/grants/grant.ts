@@ -1,4 +1,4 @@
-// What every grant handler of the token endpoint is (src/oauth/token-endpoint.ts picks one by grant_type,
+// What every grant handler of the token endpoint is (src/token-endpoint/token-endpoint.ts picks one by grant_type,
 // RFC 6749 4): a function of the authenticated client, the request's parameters and the request's context,
 // answering the token record or throwing an OAuthError.
 import type { Client } from "@/generated/sqlite/client";

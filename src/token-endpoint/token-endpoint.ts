@@ -9,17 +9,17 @@ import { json, NO_STORE } from "@/http/respond";
 import { authenticateClient } from "@/oauth/client-auth";
 import { OAuthError } from "@/oauth/errors";
 import { countTokenIssued } from "@/observability/metrics";
-import { authorizationCodeGrant } from "@/oauth/grants/authorization-code";
-import { clientCredentialsGrant } from "@/oauth/grants/client-credentials";
-import { deviceCodeGrant, GRANT_TYPE as DEVICE_CODE } from "@/oauth/grants/device-code";
-import { passwordGrant } from "@/oauth/grants/password";
-import { refreshTokenGrant } from "@/oauth/grants/refresh-token";
+import { authorizationCodeGrant } from "@/token-endpoint/grants/authorization-code";
+import { clientCredentialsGrant } from "@/token-endpoint/grants/client-credentials";
+import { deviceCodeGrant, GRANT_TYPE as DEVICE_CODE } from "@/token-endpoint/grants/device-code";
+import { passwordGrant } from "@/token-endpoint/grants/password";
+import { refreshTokenGrant } from "@/token-endpoint/grants/refresh-token";
 import { requiredParam } from "@/oauth/params";
 import { dpopHeader, DpopProofError, verifyDpopProof } from "@/dpop/proof";
-import { checkResources } from "@/resource/resource";
+import { checkResources } from "@/oauth/resource";
 import { idTokenForAccessToken } from "@/oidc/id-token";
 import { currentSigningKey } from "@/oidc/keys";
-import type { GrantContext, GrantHandler } from "@/oauth/grants/grant";
+import type { GrantContext, GrantHandler } from "@/token-endpoint/grants/grant";
 
 
 const grantHandlers = new Map<string, GrantHandler>([

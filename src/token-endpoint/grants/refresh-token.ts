@@ -21,7 +21,7 @@ import { requiredParam, stringParam } from "@/oauth/params";
 import { isSubset, parseScope, storedScopes } from "@/oauth/scope";
 import { LostRotation, rotateAtOnce, rotateRefreshToken, type RefreshTokenRow, type RotationPlan } from "@/db/fast-sql";
 import { accessExpiry, dpopBinding, mintTokens, newSecrets, refreshExpiry, revokeGrant, unconfirmedAccount, type TokenRecord } from "@/oauth/tokens";
-import type { GrantContext } from "@/oauth/grants/grant";
+import type { GrantContext } from "@/token-endpoint/grants/grant";
 
 export const GRANT_TYPE = "refresh_token";
 

@@ -13,7 +13,7 @@ import { OAuthError } from "@/oauth/errors";
 import { stringParam } from "@/oauth/params";
 import { API_SCOPES, formatScope, parseScope, type Scope } from "@/oauth/scope";
 import { issueTokens, type TokenRecord } from "@/oauth/tokens";
-import type { GrantContext } from "@/oauth/grants/grant";
+import type { GrantContext } from "@/token-endpoint/grants/grant";
 
 export const GRANT_TYPE = "client_credentials";
 
