@@ -1,6 +1,7 @@
-// The mutation baseline (issue 15): stryker-incremental.json, committed like a lock file, holds the result of
-// every mutant of src/oauth, src/permission-requests, src/http, src/users and src/email, with the source of
-// each mutated file and test file it was measured on. This script reads and writes it:
+// The mutation baseline (docs/testing.md#mutation-testing): stryker-incremental.json, committed like a lock
+// file, holds the result of every mutant of src/oauth, src/permission-requests, src/http, src/users and
+// src/email, with the source of each mutated file and test file it was measured on. This script reads and
+// writes it:
 //
 //   tsx scripts/mutation.ts score [report.json]       the score per folder and in all (default: the baseline)
 //   tsx scripts/mutation.ts changed                    the mutated files and test files that differ from the
