@@ -1,4 +1,5 @@
-// The outbox by status, for the metrics' mail_outbox_messages gauge (CONTRACT.md 11: outbox depth).
+// The outbox by status, for the metrics' mail_outbox_messages gauge (outbox depth:
+// docs/rules/operations.md#metrics).
 import { db } from "@/server/db";
 
 export async function outboxDepth(): Promise<Record<string, number>> {
