@@ -9,16 +9,17 @@ const securityHeaders = [
 ];
 
 const nextConfig = {
-  // CONTRACT.md 1: /api/x and /api/x/ answer directly, never with a 308.
+  // /api/x and /api/x/ answer directly, never with a 308 (docs/rules/endpoints.md#paths).
   skipTrailingSlashRedirect: true,
   poweredByHeader: false,
   // Types are checked once, over the whole repository (tests and scripts included), by `npm run typecheck`,
   // which CI runs before the build; the build does not check them a second time.
   typescript: { ignoreBuildErrors: true },
   reactStrictMode: true,
-  // The dev server's request log must not print tokens (CONTRACT.md 1); `next start` logs no requests.
-  // Paths and queries that carry tokens, codes or secrets: token paths, the authorization endpoint (an
-  // implicit client_secret), the redeem, e-mail confirmation and password reset pages (?token=) and the device page (?user_code=).
+  // The dev server's request log must not print tokens (docs/rules/endpoints.md#records-and-identifiers);
+  // `next start` logs no requests. Paths and queries that carry tokens, codes or secrets: token paths, the
+  // authorization endpoint (an implicit client_secret), the redeem, e-mail confirmation and password reset
+  // pages (?token=) and the device page (?user_code=).
   logging: {
     incomingRequests: {
       ignore: [/\/api\/(accesstoken|oauth2token|bundle_permission_request)\/[^/?]*[^/?\d]/, /^\/api\/connect\/oauth2\/auth/, /^\/redeem/, /^\/verify-email/, /^\/reset-password/, /^\/device/],

@@ -2,8 +2,8 @@ import { defineConfig } from "@playwright/test";
 import { rmSync } from "node:fs";
 
 // The e2e suite runs the production build (`next start` through scripts/serve.ts, which migrates first) on
-// a fresh SQLite file, in Debian's Chromium (STACK.md: Playwright must not download a browser). Workers
-// inherit E2E_DATABASE_URL from the main process, so the file is chosen (and the old ones removed) once.
+// a fresh SQLite file, in Debian's Chromium (Playwright downloads no browser here). Workers inherit
+// E2E_DATABASE_URL from the main process, so the file is chosen (and the old ones removed) once.
 if (!process.env.E2E_DATABASE_URL) {
   rmSync(".data/e2e", { recursive: true, force: true });
   process.env.E2E_DATABASE_URL = `file:./.data/e2e/e2e-${Date.now()}.db`;

@@ -1,10 +1,11 @@
-// Next.js 16's proxy (formerly middleware) for every page request: the security headers of CONTRACT.md 11
-// with a fresh CSP nonce (src/http/security-headers.ts). The nonce travels to Next in the request's own
-// Content-Security-Policy header, from which Next takes it for its scripts; pages are rendered per request
-// (app/layout.tsx), since a nonce baked into a prerendered page would be the same for everyone. /api and
-// /.well-known are answered by route handlers (the fast lane under `npm start`), which add their own headers.
-// Under `npm start`, Strict-Transport-Security (https) is also set on everything Next answers, before Next
-// sees the request (src/server/front.ts): next-auth's /api/auth/ and the files this matcher leaves out.
+// Next.js 16's proxy (formerly middleware) for every page request: the security headers of
+// docs/rules/operations.md#security-headers with a fresh CSP nonce (src/http/security-headers.ts). The nonce
+// travels to Next in the request's own Content-Security-Policy header, from which Next takes it for its
+// scripts; pages are rendered per request (app/layout.tsx), since a nonce baked into a prerendered page would
+// be the same for everyone. /api and /.well-known are answered by route handlers (the fast lane under `npm
+// start`), which add their own headers. Under `npm start`, Strict-Transport-Security (https) is also set on
+// everything Next answers, before Next sees the request (src/server/front.ts): next-auth's /api/auth/ and the
+// files this matcher leaves out.
 import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/env";
 import { contentSecurityPolicy, isHttpsUrl, newNonce, pageSecurityHeaders } from "@/http/security-headers";

@@ -1,8 +1,8 @@
 "use client";
 
-// A page that failed while rendering (issue 10 point 4: most often the database is briefly unavailable, and
-// /api then answers 503 with Retry-After; or a bug): the site's layout stays, the person can try again, and
-// developers get the digest that Next writes beside the error in the server's log.
+// A page that failed while rendering (most often the database is briefly unavailable, and /api then answers
+// 503 with Retry-After, docs/rules/operations.md#database-outages; or a bug): the site's layout stays, the
+// person can try again, and developers get the digest that Next writes beside the error in the server's log.
 import { Button, Card, DeveloperDetails, Page, TextLink } from "./components/ui";
 
 export default function ErrorPage({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {

@@ -1,6 +1,7 @@
 "use client";
 // The friendly page when even the layout could not be rendered (its header reads the signed-in user, so a
-// database outage lands here): issue 10 point 4. It replaces the root layout, so it has its own html and body.
+// database outage lands here: docs/rules/operations.md#database-outages). It replaces the root layout, so it
+// has its own html and body.
 import "./globals.css";
 
 export default function GlobalError({ error }: { error: Error & { digest?: string } }) {

@@ -1,5 +1,6 @@
 // The production build answers /api paths with and without the trailing slash directly (no 308), and
-// answers JSON on every path, including unknown ones (CONTRACT.md 1).
+// answers JSON on every path, including unknown ones (docs/rules/endpoints.md#paths,
+// docs/rules/endpoints.md#json-only).
 import { expect, test } from "@playwright/test";
 import { baseURL } from "./env";
 

@@ -1,4 +1,4 @@
-// Rules of CONTRACT.md 1-8 that a browser decides, in Chromium against the production build: the consent
+// Rules of docs/rules/ that a browser decides, in Chromium against the production build: the consent
 // page cannot be framed by another site; a client registered on /settings/clients is never first-party,
 // whatever the form sends; /dev/mailbox is for signed-in users only, and absent from a production server
 // that did not ask for it.
@@ -72,7 +72,8 @@ test("a client registered on /settings/clients is never first-party, whatever th
   const clientId = (await page.getByTestId("new-client-id").textContent())!;
   expect(clientId).toMatch(/^[\w-]{16,}$/);
 
-  // A first-party client's consent is implied (CONTRACT.md 2); this one's users see the consent page.
+  // A first-party client's consent is implied (docs/rules/tokens.md#clients); this one's users see the consent
+  // page.
   await page.goto(`/api/connect/oauth2/auth/?response_type=code&client_id=${encodeURIComponent(clientId)}&redirect_uri=${encodeURIComponent(CALLBACK)}&scope=readonly&state=fp`);
   await expect(page.getByRole("heading", { name: "Allow Claims To Be Ours to access your account?" })).toBeVisible();
   expect(new URL(page.url()).pathname).toBe("/consent");

@@ -1,7 +1,7 @@
-// The device flow's pages in Chromium (RFC 8628 3.3, CONTRACT.md 10): a person types the code shown on a
-// device into /device (or arrives with it filled in from verification_uri_complete, signing in on the way),
-// approves or denies on the consent page, and is told the outcome; a wrong code says so. The device's side
-// is plain HTTP, as a command-line tool would do it.
+// The device flow's pages in Chromium (RFC 8628 3.3, docs/rules/pages.md#device-page): a person types the code
+// shown on a device into /device (or arrives with it filled in from verification_uri_complete, signing in on
+// the way), approves or denies on the consent page, and is told the outcome; a wrong code says so. The
+// device's side is plain HTTP, as a command-line tool would do it.
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { cli, newUser, signIn } from "./helpers";
 

@@ -17,6 +17,7 @@ export const e2eEnv = {
   LOG_LEVEL: "warn",
   DEV_MAILBOX: "1",
   RESEND_API_KEY: "",
-  // Dynamic registration with initial access tokens (CONTRACT.md 13), for the interop walk from a URL.
+  // Dynamic registration with initial access tokens (docs/rules/tokens.md#dynamic-registration), for the
+  // interop walk from a URL.
   REGISTRATION: "token",
 };

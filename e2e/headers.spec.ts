@@ -1,8 +1,9 @@
-// Issue 10 point 1 in Chromium against the production build: every page carries the Content-Security-Policy
-// of CONTRACT.md 11 with a fresh nonce, the other security headers, and still works with it: no page may log
-// a CSP violation, a console error or an uncaught exception, client-side navigation runs (scripts hydrate),
-// and the consent form's 303 to the client's redirect URI passes form-action. Session cookies are HttpOnly
-// and SameSite=Lax. The Security page shows a person their own sign-ins.
+// The security headers in Chromium against the production build: every page carries the
+// Content-Security-Policy of docs/rules/operations.md#security-headers with a fresh nonce, the other security
+// headers, and still works with it: no page may log a CSP violation, a console error or an uncaught exception,
+// client-side navigation runs (scripts hydrate), and the consent form's 303 to the client's redirect URI
+// passes form-action. Session cookies are HttpOnly and SameSite=Lax. The Security page shows a person their
+// own sign-ins.
 import { expect, test, type Page, type Response } from "@playwright/test";
 import { CALLBACK, cli, newUser, signIn, startCallbackServer } from "./helpers";
 
@@ -36,7 +37,10 @@ function directives(policy: string): Map<string, string[]> {
   return new Map(policy.split(";").map((part) => part.trim().split(/\s+/)).filter((words) => words[0]).map(([name, ...values]) => [name!, values]));
 }
 
-/** The page's headers are those of CONTRACT.md 11, and every script element carries the policy's nonce. */
+/**
+ * The page's headers are those of docs/rules/operations.md#security-headers, and every script element carries
+ * the policy's nonce.
+ */
 async function expectSecured(page: Page, response: Response | null): Promise<string> {
   expect(response, page.url()).not.toBeNull();
   const headers = await response!.allHeaders();

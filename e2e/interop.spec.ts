@@ -185,7 +185,8 @@ test.describe("OpenID Connect, the device flow and client credentials", () => {
     expect(typeof claims.at_hash).toBe("string");
 
     const userinfo = await openid.fetchUserInfo(config, tokens.access_token, claims.sub);
-    // email_verified says whether the address was confirmed (CONTRACT.md 14); either way it is a boolean.
+    // email_verified says whether the address was confirmed (docs/rules/openid-connect.md#scopes-and-claims);
+    // either way it is a boolean.
     expect(userinfo).toEqual({ sub: String(user.id), name: "Ida Interop", email: user.email, email_verified: expect.any(Boolean) });
 
     // A refresh brings a new id_token for the same person, validated the same way.
@@ -261,7 +262,7 @@ test.describe("OpenID Connect, the device flow and client credentials", () => {
 test.describe("oauth4webapi from a URL", () => {
   const insecure = { [oauth.allowInsecureRequests]: true };
 
-  // CONTRACT.md 13, README "Connecting a client that starts from a URL": an MCP-style client that knows only
+  // docs/rules/tokens.md#dynamic-registration and docs/api.md: an MCP-style client that knows only
   // the API's URL finds, registers with, authorizes against and calls the service, unchanged.
   test("from the API's URL alone: 401, resource metadata, server metadata, registration, PAR, code with PKCE, DPoP-bound token, API call", async ({ page }) => {
     const user = newUser();

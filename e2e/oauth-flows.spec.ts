@@ -37,7 +37,8 @@ test("sign-up creates an account, asks to check the mail, and the person can sig
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill("a long password");
   await page.getByRole("button", { name: "Create account" }).click();
-  // The same answer whether or not the address had an account (CONTRACT.md 14; e2e/security.spec.ts).
+  // The same answer whether or not the address had an account
+  // (docs/rules/accounts.md#sign-up-and-confirmation; e2e/security.spec.ts).
   await expect(page.getByText("Check your e-mail")).toBeVisible();
   await page.getByRole("link", { name: "Continue to sign in" }).click();
   await expect(page.getByLabel("Email")).toHaveValue(email);

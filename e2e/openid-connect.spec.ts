@@ -1,6 +1,6 @@
-// OpenID Connect's prompt=none in Chromium (CONTRACT.md 9, OpenID Connect Core 3.1.2.6): it never shows a
-// page. Signed out it comes straight back with login_required; signed in, with consent_required until the
-// person has approved, and afterwards with a code at once.
+// OpenID Connect's prompt=none in Chromium (docs/rules/openid-connect.md#authorization-parameters, OpenID
+// Connect Core 3.1.2.6): it never shows a page. Signed out it comes straight back with login_required; signed
+// in, with consent_required until the person has approved, and afterwards with a code at once.
 import { expect, test } from "@playwright/test";
 import { approveInBrowser, CALLBACK, cli, expectAt, newUser, signIn, startCallbackServer } from "./helpers";
 

@@ -1,7 +1,7 @@
-// What every page of the pages specs is checked for, wherever a flow arrives at it (issue 11): no serious or
-// critical accessibility violation (axe-core, WCAG 2.2 A/AA and best practice), in light and dark mode; every
-// icon and the web manifest it names answer (no 404 on any page); and a full-page screenshot at the project's
-// size, written to e2e-screenshots/<project>/ for a reviewer to look at (never compared).
+// What every page of the pages specs is checked for, wherever a flow arrives at it (docs/testing.md): no
+// serious or critical accessibility violation (axe-core, WCAG 2.2 A/AA and best practice), in light and dark
+// mode; every icon and the web manifest it names answer (no 404 on any page); and a full-page screenshot at
+// the project's size, written to e2e-screenshots/<project>/ for a reviewer to look at (never compared).
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 

@@ -1,7 +1,7 @@
-// The pages around an account (issue 11), at desktop and phone sizes: the header (current page marked, /docs
-// linked, a menu on phones), the landing page, sign-in that names the app it is for, password reset by e-mail
-// end to end through /dev/mailbox, and the error pages in the site's layout with the OAuth error code and the
-// client_id.
+// The pages around an account (docs/rules/pages.md), at desktop and phone sizes: the header (current page
+// marked, /docs linked, a menu on phones), the landing page, sign-in that names the app it is for, password
+// reset by e-mail end to end through /dev/mailbox, and the error pages in the site's layout with the OAuth
+// error code and the client_id.
 import { expect, test, type Page } from "@playwright/test";
 import { baseURL } from "./env";
 import { CALLBACK, cliAsync, linkIn, newUsers, readMailbox, signInAt } from "./helpers";
@@ -173,7 +173,8 @@ test("password reset by e-mail: the same answer for any address, a link that onl
   await page.goto(link);
   await expect(page.getByText(`For the account ${user.email}`)).toBeVisible();
   await expect(page.getByLabel("New password")).toBeFocused();
-  // It says what a reset does besides (README, Security): every session signed out, every app disconnected.
+  // It says what a reset does besides (docs/rules/accounts.md#password-reset): every session signed out, every
+  // app disconnected.
   await expect(page.getByText("Changing your password signs you out everywhere and disconnects every app")).toBeVisible();
   await checkPage(page, "reset-password");
   await page.getByLabel("New password").fill("my new password");

@@ -1,7 +1,8 @@
-// Apps and clients in the browser (CONTRACT.md 3 and 12, issue 11), at desktop and phone sizes: the consent page
-// inside the flow (no site navigation, "Not you? Switch account", write access set apart, revocable under Apps),
-// keyboard-only runs of sign-in, consent and redeem, /settings/apps listing an approved app before it used a token,
-// the client registration form, and the confirmations of disconnect, rotate and delete.
+// Apps and clients in the browser (docs/rules/tokens.md#consent, docs/rules/pages.md#connected-apps), at
+// desktop and phone sizes: the consent page inside the flow (no site navigation, "Not you? Switch account",
+// write access set apart, revocable under Apps), keyboard-only runs of sign-in, consent and redeem,
+// /settings/apps listing an approved app before it used a token, the client registration form, and the
+// confirmations of disconnect, rotate and delete.
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { CALLBACK, cli, cliAsync, expectAt, newUsers, signInAt, startCallbackServer, type User } from "./helpers";
 import { checkPage, contextOptions, isPhone } from "./page-checks";

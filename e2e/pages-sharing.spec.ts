@@ -1,6 +1,7 @@
-// Sharing done entirely in the browser (CONTRACT.md 12, issue 11), at desktop and phone sizes: create a bundle,
-// ask its owner for access, the mail in /dev/mailbox, accept, both sides see it, revoke; letting someone in
-// directly; errors at the field with what was typed kept; and every confirmation's Cancel changing nothing.
+// Sharing done entirely in the browser (docs/rules/pages.md#sharing), at desktop and phone sizes: create a
+// bundle, ask its owner for access, the mail in /dev/mailbox, accept, both sides see it, revoke; letting
+// someone in directly; errors at the field with what was typed kept; and every confirmation's Cancel changing
+// nothing.
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { linkIn, newUsers, readMailbox, signInAt, type User } from "./helpers";
 import { checkPage, contextOptions } from "./page-checks";
@@ -44,7 +45,8 @@ test("the whole loop with pages only: create a bundle, ask, the mail, accept, bo
   await expect(sent.getByText("Waiting for an answer")).toBeVisible();
   await expect(sent.getByRole("button", { name: "Withdraw your request for Holiday photos" })).toBeVisible();
 
-  // The owner sees the request on the page (with the requester's e-mail: CONTRACT.md 14) and in the mail.
+  // The owner sees the request on the page (with the requester's e-mail:
+  // docs/rules/permission-requests.md#who-sees-an-e-mail-address) and in the mail.
   await owner.page.reload();
   const toYou = owner.page.getByRole("region", { name: "Requests to you" });
   await expect(toYou.getByText(`Rita Requester (${rita.email}) asks you for access to “Holiday photos”.`)).toBeVisible();
@@ -253,7 +255,8 @@ test("the redeem page's other states: declined there (and after a reload), a lin
   await expect(owner.page.getByRole("button", { name: "Accept" })).toHaveCount(0);
   await checkPage(owner.page, "redeem-declined", { assets: false });
   await asker.page.reload();
-  // A declined request leaves the requester's list, as it leaves the API's (CONTRACT.md 6).
+  // A declined request leaves the requester's list, as it leaves the API's
+  // (docs/rules/permission-requests.md#listing-and-reading).
   await expect(asker.page.getByText("You have not sent a request.")).toBeVisible();
   await Promise.all([owner.close(), asker.close(), other.close()]);
 });

@@ -1,6 +1,7 @@
-// Issue 13's attacks in a real browser against the production build (CONTRACT.md 14): the open redirect
-// after sign-in (finding 1), sign-up's confirmation through the mailed link and its same answer for known
-// addresses (findings 5 and 7), and a signed-out visitor's invalid authorization request (finding 6).
+// Attacks on accounts in a real browser against the production build (docs/security.md): the open redirect
+// after sign-in (docs/rules/accounts.md#return-addresses), sign-up's confirmation through the mailed link and
+// its same answer for known addresses (docs/rules/accounts.md#sign-up-and-confirmation), and a signed-out
+// visitor's invalid authorization request (docs/rules/tokens.md#authorization-errors).
 import { expect, test, type Page } from "@playwright/test";
 import { baseURL, callbackPort } from "./env";
 import { CALLBACK, cli, newUser, signIn, startCallbackServer } from "./helpers";
@@ -21,7 +22,7 @@ async function expectHome(page: Page) {
   await expect(page.getByRole("heading", { name: "Bundle permissions" })).toBeVisible();
 }
 
-test.describe("finding 1: no open redirect after sign-in or sign-up", () => {
+test.describe("no open redirect after sign-in or sign-up", () => {
   test("a signed-out user who signs in through a crafted callbackUrl stays on this site", async ({ page }) => {
     const user = newUser();
     await signIn(page, user.email, user.password, `/login?callbackUrl=${TRICKS[0]}`);
@@ -46,7 +47,7 @@ test.describe("finding 1: no open redirect after sign-in or sign-up", () => {
   });
 });
 
-test.describe("findings 5 and 7: sign-up confirms the address by mail, and answers the same for a known address", () => {
+test.describe("sign-up confirms the address by mail, and answers the same for a known address", () => {
   async function signUp(page: Page, email: string, name: string) {
     await page.goto("/signup");
     await page.getByLabel("Name").fill(name);
@@ -85,7 +86,7 @@ test.describe("findings 5 and 7: sign-up confirms the address by mail, and answe
     await signIn(page, email, "a long password");
     await expect(page.getByText("Signed in as")).toBeVisible();
     await expect(page.getByText("Confirm your e-mail address")).toBeVisible();
-    // Until then it registers no client (README, Security: account pre-hijacking); the form says why.
+    // Until then it registers no client (docs/rules/accounts.md#unconfirmed-accounts); the form says why.
     await registerScript(page);
     await expect(page.getByText("Confirm your e-mail address before you register a client")).toBeVisible();
     await expect(page.getByTestId("new-client-id")).toHaveCount(0);
@@ -138,7 +139,7 @@ test.describe("findings 5 and 7: sign-up confirms the address by mail, and answe
   });
 });
 
-test.describe("finding 6: a signed-out visitor's invalid authorization request", () => {
+test.describe("a signed-out visitor's invalid authorization request", () => {
   test("shows the error page instead of redirecting to the client", async ({ page }) => {
     const owner = newUser("Client Owner");
     const client = cli<{ client_id: string }>("client:create", "--owner", owner.email, "--name", "Bouncer", "--grant", "authorization_code", "--redirect-uri", CALLBACK);

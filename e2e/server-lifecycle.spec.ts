@@ -1,6 +1,7 @@
-// `npm start` as an operator runs it (CONTRACT.md 11): graceful shutdown with requests in flight, WORKERS, and
-// the client address, each on a server this spec starts and stops itself (its own port, E2E_PORT + 100 unless
-// E2E_LIFECYCLE_PORT is set, and its own SQLite file), since the suite's own server must keep running.
+// `npm start` as an operator runs it (docs/rules/operations.md#shutdown, docs/rules/operations.md#workers):
+// graceful shutdown with requests in flight, WORKERS, and the client address, each on a server this spec
+// starts and stops itself (its own port, E2E_PORT + 100 unless E2E_LIFECYCLE_PORT is set, and its own SQLite
+// file), since the suite's own server must keep running.
 import { expect, test } from "@playwright/test";
 import Database from "better-sqlite3";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
@@ -151,7 +152,8 @@ test("with TRUST_PROXY=0 a client's X-Forwarded-For does not change the address 
   expect(refreshed.status).toBe(200);
   server.child.kill("SIGTERM");
   expect(await server.exited).toBe(0);
-  // The audit log is where the service writes the address (CONTRACT.md 11); read it as stored.
+  // The audit log is where the service writes the address (docs/rules/operations.md#audit-log); read it as
+  // stored.
   const sqlite = new Database(server.databaseFile, { readonly: true });
   const rows = sqlite.prepare(`SELECT "ip" FROM "AuditEvent" WHERE "type" = 'token.refreshed' AND "userId" = ?`).all(user.id);
   sqlite.close();

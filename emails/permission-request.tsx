@@ -1,9 +1,10 @@
-// The e-mail that asks a bundle's owner (user_target) to allow a user into it (SPEC.md 1, CONTRACT.md 6). It
-// names the requester, the allowed user and the bundle, and carries the single-use link and its expiry.
-// People appear as on the pages (CONTRACT.md 14): "Name (e-mail)" where the target may see the address, else
-// "Name (user 7)". Rendered to HTML and plain text by src/email/permission-request-mail.ts, which passes the
-// names through noLinks() and renders a second copy without the link to keep once the mail was sent;
-// PreviewProps for `email dev`.
+// The e-mail that asks a bundle's owner (user_target) to allow a user into it
+// (docs/rules/specification.md#what-the-service-does, docs/rules/permission-requests.md#mail-and-the-outbox).
+// It names the requester, the allowed user and the bundle, and carries the single-use link and its expiry.
+// People appear as on the pages (docs/rules/permission-requests.md#who-sees-an-e-mail-address): "Name
+// (e-mail)" where the target may see the address, else "Name (user 7)". Rendered to HTML and plain text by
+// src/email/permission-request-mail.ts, which passes the names through noLinks() and renders a second copy
+// without the link to keep once the mail was sent; PreviewProps for `email dev`.
 import { Text } from "@react-email/components";
 import { ActionLink, MailLayout, small } from "./layout";
 
@@ -11,11 +12,17 @@ export type PermissionRequestEmailProps = {
   targetName: string;
   requesterId: number;
   requesterName: string;
-  /** Shown to the target so that they know who really asks (names are chosen freely; CONTRACT.md 14). */
+  /**
+   * Shown to the target so that they know who really asks (names are chosen freely;
+   * docs/rules/permission-requests.md#who-sees-an-e-mail-address).
+   */
   requesterEmail: string | null;
   allowedId: number;
   allowedName: string;
-  /** Only when the requester named the allowed user by e-mail (CONTRACT.md 14). */
+  /**
+   * Only when the requester named the allowed user by e-mail
+   * (docs/rules/permission-requests.md#who-sees-an-e-mail-address).
+   */
   allowedEmail: string | null;
   /** The requester asks for access for themself. */
   requesterIsAllowed: boolean;

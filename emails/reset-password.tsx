@@ -1,7 +1,7 @@
-// The password reset e-mail (CONTRACT.md 12 and 14, issue 11): a single-use link to /reset-password, valid
-// one hour. Opening the link changes nothing (mail scanners follow links): the page asks for the new password
-// and only its POST changes it. Rendered by src/accounts/account-mail.ts (the name through noLinks(), and a
-// second copy without the link for the outbox to keep once it was sent).
+// The password reset e-mail (docs/rules/accounts.md#password-reset): a single-use link to /reset-password,
+// valid one hour. Opening the link changes nothing (mail scanners follow links): the page asks for the new
+// password and only its POST changes it. Rendered by src/accounts/account-mail.ts (the name through noLinks(),
+// and a second copy without the link for the outbox to keep once it was sent).
 import { Text } from "@react-email/components";
 import { SERVICE_NAME } from "@/site";
 import { ActionLink, MailLayout } from "./layout";

@@ -1,6 +1,7 @@
-// The note to the owner of an existing account when someone signs up with its address (CONTRACT.md 14;
-// issue 13 finding 7): sign-up answers the same whether or not the address has an account, and the owner is
-// told instead. It holds no token. Rendered by src/accounts/account-mail.ts (the name through noLinks()).
+// The note to the owner of an existing account when someone signs up with its address
+// (docs/rules/accounts.md#sign-up-and-confirmation): sign-up answers the same whether or not the address has
+// an account, and the owner is told instead. It holds no token. Rendered by src/accounts/account-mail.ts (the
+// name through noLinks()).
 import { Link, Text } from "@react-email/components";
 import { SERVICE_NAME } from "@/site";
 import { MailLayout } from "./layout";

@@ -1,7 +1,8 @@
-// The e-mail that confirms an address after sign-up (CONTRACT.md 14): a single-use link to /verify-email,
-// valid 24 hours. The page confirms only when the reader presses its button (a POST): mail scanners follow
-// links, and a GET never changes anything. Rendered by src/accounts/account-mail.ts, which passes the name
-// through noLinks() and renders a second copy without the link for the outbox to keep once it was sent.
+// The e-mail that confirms an address after sign-up (docs/rules/accounts.md#sign-up-and-confirmation): a
+// single-use link to /verify-email, valid 24 hours. The page confirms only when the reader presses its button
+// (a POST): mail scanners follow links, and a GET never changes anything. Rendered by
+// src/accounts/account-mail.ts, which passes the name through noLinks() and renders a second copy without the
+// link for the outbox to keep once it was sent.
 import { Text } from "@react-email/components";
 import { SERVICE_NAME } from "@/site";
 import { ActionLink, MailLayout } from "./layout";

@@ -1,7 +1,8 @@
-// CI's incremental mutation run (issue 15; scripts/mutation-ci.sh sets the two variables): mutates only the
-// files that differ from the committed baseline (MUTATION_FILES) and runs only the tests that covered them
-// when the baseline was measured, plus changed test files (MUTATION_TESTS), reusing every result the
-// baseline still vouches for. It works on a copy of the baseline, so CI never rewrites the committed file.
+// CI's incremental mutation run (docs/testing.md#mutation-testing; scripts/mutation-ci.sh sets the two
+// variables): mutates only the files that differ from the committed baseline (MUTATION_FILES) and runs only
+// the tests that covered them when the baseline was measured, plus changed test files (MUTATION_TESTS),
+// reusing every result the baseline still vouches for. It works on a copy of the baseline, so CI never
+// rewrites the committed file.
 import base from "./stryker.config.mjs";
 
 const list = (name) => (process.env[name] ?? "").split(",").filter(Boolean);

@@ -1,8 +1,8 @@
-// Mutation testing (issue 15): StrykerJS 9 with its vitest runner (Stryker 10 needs Node 22). `npm run
-// test:mutation` mutates the folders below (scripts/mutation.ts FOLDERS) and runs, for each mutant, the tests that cover it; the HTML
-// report lands in reports/mutation/ (gitignored). With `-- --incremental` it reuses the results stored in
-// mutation/baseline.json (committed) for every mutant whose code and covering tests did not change;
-// scripts/mutation-ci.sh is that, for CI.
+// Mutation testing (docs/testing.md#mutation-testing): StrykerJS 9 with its vitest runner (Stryker 10 needs
+// Node 22). `npm run test:mutation` mutates the folders below (scripts/mutation.ts FOLDERS) and runs, for each mutant, the tests that
+// cover it; the HTML report lands in reports/mutation/ (gitignored). With `-- --incremental` it reuses the
+// results stored in mutation/baseline.json (committed) for every mutant whose code and covering tests did
+// not change; scripts/mutation-ci.sh is that, for CI.
 //
 // How it runs here: Stryker copies the project into .stryker-tmp/sandbox-*/ and starts one vitest per
 // sandbox in it (the vitest runner forces the threads pool with one worker). vitest.config.ts names the test
@@ -46,7 +46,7 @@ const config = {
   concurrency: postgres ? 1 : 2,
   // Static mutants (module-level constants, regexes and zod schemas) are covered only while a module loads,
   // so Stryker would run the whole suite for each of them: minutes per mutant on 2 cores. They are left out
-  // of the score (reported as "Ignored"); the README lists how many there are.
+  // of the score (reported as "Ignored"); docs/testing.md#mutation-testing lists how many there are.
   ignoreStatic: true,
   // The first run of the whole suite in one thread takes a few minutes on 2 shared cores.
   dryRunTimeoutMinutes: 30,

@@ -1,8 +1,9 @@
-// One folder (or some of its files) at a time, with that folder's own tests (issue 15): a quick, conservative
-// measure while writing tests, and how the committed baseline is built on 2 cores, chunk by chunk (a run
-// writes its results only when it ends). `MUTATE_FOLDER=oauth npx stryker run mutation/stryker.folder.config.mjs`
-// mutates src/oauth/ and runs src/oauth/**/*.test.ts; fewer tests can only kill fewer mutants, so its score
-// is a lower bound of what the whole suite scores (`npm run test:mutation`).
+// One folder (or some of its files) at a time, with that folder's own tests
+// (docs/testing.md#mutation-testing): a quick, conservative measure while writing tests, and how the committed
+// baseline is built on 2 cores, chunk by chunk (a run writes its results only when it ends).
+// `MUTATE_FOLDER=oauth npx stryker run mutation/stryker.folder.config.mjs` mutates src/oauth/ and runs
+// src/oauth/**/*.test.ts; fewer tests can only kill fewer mutants, so its score is a lower bound of what the
+// whole suite scores (`npm run test:mutation`).
 //   MUTATE_TESTS  more test files (comma-separated globs), e.g. the integration tests elsewhere that reach
 //                 the folder through the routes, for a closer (still lower) bound;
 //   MUTATE_FILES  only these files of the folder (comma-separated globs), and MUTATE_NAME names the run.

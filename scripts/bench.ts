@@ -1,8 +1,8 @@
 // npm run bench [-- --quick] [--scale] [--duration S] [--connections N] [--port P] [--workers N] [--yes-wipe] [--flood-addresses]
 //
 // Load-tests the production build (`npm run build` first; this script builds nothing) with autocannon, and
-// checks the targets of issue 8 as ratios measured side by side in one run, against three servers started
-// from the same build:
+// checks its targets (docs/benchmarks.md) as ratios measured side by side in one run, against three servers
+// started from the same build:
 //
 //   bare node:http     a node:http server answering {"status":"ok"}: what Node itself costs      (port P+2)
 //   next start         plain `next start`: what Next costs for the same route handler              (port P+1)
@@ -877,7 +877,7 @@ async function main(): Promise<void> {
   }
   const rss = groupRss(app.child.pid!);
 
-  // --- Targets (issue 8), from this one run
+  // --- Targets (docs/benchmarks.md), from this one run
   const rps = (name: string) => rows.find((row) => row.scenario === name)!.requests_per_second;
   const bearerRow = rows.find((row) => row.scenario === "bearer read @16")!;
   const ratio = (a: number, b: number) => (b > 0 ? a / b : 0);

@@ -9,8 +9,8 @@
 // at the token endpoint, calls GET /api/user/<id>/ with the access token, and prints both.
 //
 // With --no-exchange it stops before the exchange and prints the code and the PKCE verifier instead, so that
-// the exchange can be done by hand (README, "The same by hand with curl"): a code works once, so a code
-// this client has already spent would only be a replay.
+// the exchange can be done by hand (docs/api.md shows it with curl): a code works once, so a code this client
+// has already spent would only be a replay.
 import { createHash, randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { parseArgs } from "node:util";

@@ -1,4 +1,4 @@
-// npm run test:faults (issue 10 point 8): the production build (`npm start`, the custom server) on
+// npm run test:faults (docs/operations.md): the production build (`npm start`, the custom server) on
 // PostgreSQL, driven from outside through three faults, each checked as an operator would:
 //   1. PostgreSQL stopped and started again under load: every answer is a 2xx, 4xx or 503 (never a 500, never
 //      a dropped connection), each within 10 s; the service recovers by itself; every 201 is still there.
@@ -235,7 +235,7 @@ async function mailOutage(standIn: MailStandIn, owner: Account, requester: Accou
   say(`delivered ${delivered.length} of ${requests} within ${((performance.now() - failedAt) / 1000).toFixed(0)} s of the provider's return`);
   hold(delivered.length === requests, "every mail written during the outage was delivered after it (within 90 s)");
   await sleep(20_000); // more sweeps (every 15 s): nothing may be sent again
-  // After a failure the first retry is due within a minute (CONTRACT.md 11).
+  // After a failure the first retry is due within a minute (docs/rules/operations.md#mail-delivery).
   const retryGaps = fresh().map((key) => {
     const times = standIn.attempts.get(key)!;
     return times.length > 1 ? Math.round((times[1]! - times[0]!) / 1000) : Infinity;

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# CI's mutation-testing step (docs/testing.md#mutation-testing): `bash scripts/mutation-ci.sh`, the last step of .ci/run.
+# CI's mutation-testing step (docs/testing.md#mutation-testing): `bash scripts/mutation-ci.sh`, the last step
+# of .ci/run.
 #
 # mutation/baseline.json is committed: the result of every mutant of the mutated folders, with the source of
 # each file and test file it was measured on (refresh it with `npm run test:mutation -- --incremental`, or
-# one folder at a time, see the README, and commit it with the change, like a lock file). This step:
+# one folder at a time, see docs/testing.md#mutation-testing, and commit it with the change, like a lock file).
+# This step:
 #   1. compares the mutated files and the test files on disk with the baseline (scripts/mutation.ts changed);
 #   2. if nothing differs, prints the baseline's scores: the code is what was measured;
 #   3. otherwise runs Stryker incrementally on the changed files only, with the tests that covered them
@@ -50,7 +52,8 @@ fi
 npx tsx scripts/mutation.ts score "$report" | tee reports/mutation/score.md
 score=$(grep 'all folders' reports/mutation/score.md | sed -E 's/.*\| ([0-9.]+)% \|$/\1/')
 echo "mutation testing: ${score}% over the mutated folders in $(( $(date +%s) - started ))s (minimum ${min_score}% in each folder)"
-# Each folder on its own (issue 15: "at least 85% on those folders"); a folder with no measured mutant fails too.
+# Each folder on its own (at least the minimum score in every folder); a folder with no measured mutant fails
+# too.
 below=$(grep -E '^\| `src/' reports/mutation/score.md | awk -F'|' -v min="$min_score" \
   '{ gsub(/[ `%]/, "", $2); gsub(/[ %]/, "", $7); if ($7 == "—" || $7 + 0 < min + 0) printf "%s (%s) ", $2, $7 }')
 [ -z "$below" ] || { echo "mutation score below ${min_score}% in: ${below}"; exit 1; }

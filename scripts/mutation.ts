@@ -1,6 +1,6 @@
-// The mutation baseline (docs/testing.md#mutation-testing): mutation/baseline.json, committed like a lock file,
-// holds the result of every mutant of the folders in FOLDERS below, with the source of
-// each mutated file and test file it was measured on. This script reads and writes it:
+// The mutation baseline (docs/testing.md#mutation-testing): mutation/baseline.json, committed like a lock
+// file, holds the result of every mutant of the folders in FOLDERS below, with the source of each mutated
+// file and test file it was measured on. This script reads and writes it:
 //
 //   tsx scripts/mutation.ts score [report.json]       the score per folder and in all (default: the baseline)
 //   tsx scripts/mutation.ts changed                    the mutated files and test files that differ from the

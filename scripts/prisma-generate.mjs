@@ -2,7 +2,7 @@
 //
 // Prisma's CLI tries to download its native schema engine before `generate`, even though the query path
 // (driver adapters) needs no binary. Pointing PRISMA_SCHEMA_ENGINE_BINARY at any executable stops the download;
-// `generate` never runs it. See README "Design: the data layer".
+// `generate` never runs it. See docs/design.md.
 //
 // The PostgreSQL schema is derived from the SQLite one (the source of truth): only the datasource provider
 // differs. `--check` fails when the committed PostgreSQL schema has drifted from what this script derives.

@@ -1,5 +1,5 @@
-// Issue 14: `npm start` (production) refuses the development database, which holds the demo users whose
-// passwords are in .data/demo.env, unless ALLOW_DEV_DATABASE=1; it says so in one line and exits 1.
+// `npm start` (production) refuses the development database, which holds the demo users whose passwords are in
+// .data/demo.env, unless ALLOW_DEV_DATABASE=1; it says so in one line and exits 1.
 import { execFile } from "node:child_process";
 import { describe, expect, it } from "vitest";
 

@@ -1,7 +1,7 @@
-// CONTRACT.md 7: `npm run dev` creates and migrates its database on first start and seeds demo users and
-// clients when it is empty; `npm start` applies pending migrations and never seeds. Both commands are run as
-// a developer runs them, each on a new SQLite file of its own (a seed needs an empty database, and these
-// tests must not touch the shared test database), on ports of this test suite.
+// docs/rules/operations.md#running: `npm run dev` creates and migrates its database on first start and seeds
+// demo users and clients when it is empty; `npm start` applies pending migrations and never seeds. Both
+// commands are run as a developer runs them, each on a new SQLite file of its own (a seed needs an empty
+// database, and these tests must not touch the shared test database), on ports of this test suite.
 import Database from "better-sqlite3";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";

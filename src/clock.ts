@@ -1,5 +1,5 @@
-// The one clock every rule reads (CONTRACT.md 1). Tests move it forward with advanceClock() and put it back with
-// resetClock(); nothing else in src/ calls Date.now() for a rule (eslint enforces this).
+// The one clock every rule reads (docs/rules/endpoints.md#clock). Tests move it forward with advanceClock()
+// and put it back with resetClock(); nothing else in src/ calls Date.now() for a rule (eslint enforces this).
 
 let offsetMs = 0;
 

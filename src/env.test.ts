@@ -64,7 +64,7 @@ describe("environment", () => {
     expect((error as Error).message).not.toContain("\n");
   });
 
-  it("npm start refuses the development database unless ALLOW_DEV_DATABASE=1 (issue 14)", () => {
+  it("npm start refuses the development database unless ALLOW_DEV_DATABASE=1", () => {
     const production = { NODE_ENV: "production", AUTH_SECRET: "s".repeat(32) } as const;
     expect(productionDatabaseProblem(parseEnv(production))).toMatch(/^Refusing to serve the development database file:\.\/\.data\/dev\.db/);
     expect(productionDatabaseProblem(parseEnv({ ...production, DATABASE_URL: "file:.data/dev.db" }))).toMatch(/ALLOW_DEV_DATABASE=1/);

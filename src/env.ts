@@ -1,5 +1,6 @@
-// Every environment variable the service reads, parsed once with zod (CONTRACT.md 7). Nothing else reads
-// process.env. A missing or malformed variable raises EnvError whose message is one line naming it.
+// Every environment variable the service reads, parsed once with zod (docs/rules/operations.md#environment).
+// Nothing else reads process.env. A missing or malformed variable raises EnvError whose message is one line
+// naming it.
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -67,11 +68,14 @@ export type Env = {
   trustProxy: boolean;
   devMailbox: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
-  /** `npm start` processes serving on one port (CONTRACT.md 11). */
+  /** `npm start` processes serving on one port (docs/rules/operations.md#workers). */
   workers: number;
   /** `npm start` may serve the development database (DEFAULT_DATABASE_URL): ALLOW_DEV_DATABASE=1. */
   allowDevDatabase: boolean;
-  /** Who may register a client by RFC 7591 (CONTRACT.md 13): nobody, holders of an initial access token, anyone. */
+  /**
+   * Who may register a client by RFC 7591 (docs/rules/tokens.md#dynamic-registration): nobody, holders of an
+   * initial access token, anyone.
+   */
   registration: "off" | "token" | "open";
   /** Live access tokens each process keeps on SQLite between commits (src/db/fast-sql.ts); 0: none. */
   tokenCacheSize: number;
@@ -87,7 +91,10 @@ const SECRET_FILE = ".data/auth-secret";
 /** The development database: `npm run dev` seeds it with demo users (src/cli/seed.ts). */
 export const DEFAULT_DATABASE_URL = "file:./.data/dev.db";
 
-/** In development the session secret is generated once and kept under .data/ (CONTRACT.md 7). */
+/**
+ * In development the session secret is generated once and kept under .data/
+ * (docs/rules/operations.md#environment).
+ */
 function developmentSecret(): string {
   const file = resolve(SECRET_FILE);
   if (existsSync(file)) {
@@ -156,7 +163,7 @@ export async function loadDotenvFiles(mode = process.env.NODE_ENV === "productio
 
 /**
  * Why `npm start` must not serve this database, or null: the development file (where `npm run dev` put demo
- * users whose passwords are in .data/demo.env), unless ALLOW_DEV_DATABASE=1 (issue 14).
+ * users whose passwords are in .data/demo.env), unless ALLOW_DEV_DATABASE=1.
  */
 export function productionDatabaseProblem(e: Env): string | null {
   const development = resolve(DEFAULT_DATABASE_URL.slice("file:".length));

@@ -1,6 +1,6 @@
-// Issue 14: every `sh` example of README.md runs as printed, in order, against a freshly seeded development
-// database, and answers what its `# →` line shows. The examples are read from the README itself, so that the
-// two cannot drift apart. Blocks preceded by `<!-- not run: why -->` are skipped (they need a browser).
+// Every `sh` example of README.md runs as printed, in order, against a freshly seeded development database,
+// and answers what its `# →` line shows. The examples are read from the README itself, so that the two cannot
+// drift apart. Blocks preceded by `<!-- not run: why -->` are skipped (they need a browser).
 //
 // The server is the production dispatcher on a real socket (src/testing/app.ts) over a database of this file's
 // own (a fresh SQLite file, seeded by the dev seed as `npm run dev` seeds it, whatever TEST_DATABASE_URL says:
@@ -102,7 +102,7 @@ const README = readFileSync(resolve("README.md"), "utf8");
 const EXTERNAL = process.env.README_EXAMPLES_URL?.replace(/\/$/, "");
 const MARK = "@@readme-example@@";
 
-describe.skipIf(process.env.TEST_DATABASE_URL?.startsWith("postgres") && !EXTERNAL)("README.md's examples, run as printed (issue 14)", () => {
+describe.skipIf(process.env.TEST_DATABASE_URL?.startsWith("postgres") && !EXTERNAL)("README.md's examples, run as printed", () => {
   let server: { url: string; close: () => Promise<void> };
 
   beforeAll(async () => {

@@ -1,8 +1,8 @@
 "use client";
 
-// Asking before anything that cuts off access or deletes (CONTRACT.md 12): the button opens a modal dialog
-// (role="dialog", focus inside, Escape or "Cancel" closes it and changes nothing); the dialog's own button runs
-// the server action, and the page's status region says what happened.
+// Asking before anything that cuts off access or deletes (docs/rules/pages.md#confirming-before-destroying):
+// the button opens a modal dialog (role="dialog", focus inside, Escape or "Cancel" closes it and changes
+// nothing); the dialog's own button runs the server action, and the page's status region says what happened.
 import { useEffect, useId, useRef, useState, useTransition, type ReactNode } from "react";
 import { useHydrated } from "./hydrated";
 import { useAnnounce, type Outcome } from "./status";

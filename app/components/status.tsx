@@ -1,9 +1,9 @@
 "use client";
 
-// What a page says after a confirmed action (CONTRACT.md 12: every destructive action says afterwards what
-// happened): one live region per page (role="status"), filled by the actions below it. It sits above the lists
-// whose items the actions remove, so that the message outlives the button that caused it; focus moves to it
-// (the button is gone), which also brings it into view on a phone.
+// What a page says after a confirmed action (docs/rules/pages.md#confirming-before-destroying: every
+// destructive action says afterwards what happened): one live region per page (role="status"), filled by the
+// actions below it. It sits above the lists whose items the actions remove, so that the message outlives the
+// button that caused it; focus moves to it (the button is gone), which also brings it into view on a phone.
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from "react";
 import { alertStyles } from "./ui";
 

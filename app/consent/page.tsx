@@ -24,8 +24,8 @@ function AppIdentity({ screen }: { screen: ConsentScreen }) {
   );
 }
 
-// The consent page of the authorization endpoint and of the device flow (CONTRACT.md 3 and 12). Inside the
-// flow the header has no navigation (components/header-nav.tsx): the first stops of the Tab key are the
+// The consent page of the authorization endpoint and of the device flow (docs/rules/tokens.md#consent). Inside
+// the flow the header has no navigation (components/header-nav.tsx): the first stops of the Tab key are the
 // account switch, Approve and Deny.
 export default async function ConsentPage({ searchParams }: { searchParams: Promise<{ request?: string }> }) {
   const sealed = (await searchParams).request ?? "";
@@ -47,7 +47,8 @@ export default async function ConsentPage({ searchParams }: { searchParams: Prom
           It asks for access to the account of <strong>{user.email}</strong>. Not you? <SwitchAccount restartUrl={screen.restartUrl} />
         </p>
         {confirmed ? null : (
-          // README, Security: an account whose address is not confirmed approves no app (src/consent/decide-consent.ts).
+          // An account whose address is not confirmed approves no app
+          // (docs/rules/accounts.md#unconfirmed-accounts).
           <Alert>Confirm your e-mail address first: open the link we mailed you (or ask for a new one on the home page). Until then you cannot let apps use your account.</Alert>
         )}
         {screen.unverified ? (

@@ -13,8 +13,9 @@ const ERRORS: Record<string, string> = {
   expired: "This code expired or was already used before you decided. Start again on your device.",
 };
 
-// The device flow's verification page (RFC 8628 3.3, CONTRACT.md 10): a signed-in person types the code their
-// device shows (or arrives with it filled in from verification_uri_complete), then sees the consent page.
+// The device flow's verification page (RFC 8628 3.3, docs/rules/pages.md#device-page): a signed-in person
+// types the code their device shows (or arrives with it filled in from verification_uri_complete), then sees
+// the consent page.
 export default async function DevicePage({ searchParams }: { searchParams: Search }) {
   const params = await searchParams;
   const typed = typeof params.user_code === "string" ? params.user_code.slice(0, 32) : "";

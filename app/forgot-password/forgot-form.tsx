@@ -7,7 +7,7 @@ import { askForResetLink, type ForgotState } from "./actions";
 export function ForgotForm({ initialEmail }: { initialEmail: string }) {
   const [state, action, pending] = useActionState(askForResetLink, { sent: false, email: initialEmail, error: null } satisfies ForgotState);
   if (state.sent) {
-    // The same answer whether or not the address has an account (CONTRACT.md 14).
+    // The same answer whether or not the address has an account (docs/rules/accounts.md#password-reset).
     return (
       <Card className="space-y-3">
         <Alert kind="success">

@@ -11,7 +11,7 @@ export const metadata: Metadata = { title: "Sign in" };
 
 type Search = Promise<{ callbackUrl?: string; error?: string; email?: string; prompt?: string }>;
 
-/** "to continue to Photo Printer" (CONTRACT.md 12). */
+/** "to continue to Photo Printer" (docs/rules/pages.md#sign-in). */
 function purposeLine(purpose: SignInPurpose | null): string | null {
   if (!purpose) return null;
   if (purpose.kind === "app") return `to continue to ${purpose.appName}`;

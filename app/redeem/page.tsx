@@ -9,7 +9,8 @@ export const metadata: Metadata = { title: "Permission request", robots: { index
 
 // The page a permission-request e-mail opens (/redeem?token=...). Signed-out users sign in and come back.
 // Opening it changes nothing (src/permission-requests/describe-token.ts reads); the panel accepts and
-// declines through the API with the session cookie, from this origin (CONTRACT.md 1).
+// declines through the API with the session cookie, from this origin
+// (docs/rules/endpoints.md#api-authentication).
 export default async function RedeemPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = await searchParams;
   const token = typeof params.token === "string" ? params.token : "";

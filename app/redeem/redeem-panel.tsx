@@ -11,8 +11,9 @@ type Request = Extract<TokenView, { request: unknown }>["request"];
 type Person = { id: number; name: string; email?: string };
 type State = TokenView | { state: "problem"; title: string; detail: string };
 
-// The API includes an e-mail only where the viewer may see it (CONTRACT.md 14): here, the target sees the
-// requester's, and the allowed user's when the requester named them by e-mail. Else the name and the id.
+// The API includes an e-mail only where the viewer may see it
+// (docs/rules/permission-requests.md#who-sees-an-e-mail-address): here, the target sees the requester's, and
+// the allowed user's when the requester named them by e-mail. Else the name and the id.
 const person = (p: Person) => (p.email ? `${p.name} (${p.email})` : `${p.name} (user ${p.id})`);
 
 /** A refused accept or decline (someone else acted first, the link ended meanwhile). */

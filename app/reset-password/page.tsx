@@ -7,8 +7,8 @@ import { ResetForm } from "./reset-form";
 export const metadata: Metadata = { title: "Choose a new password", robots: { index: false } };
 
 // Where the reset mail leads (/reset-password?token=...). Opening it changes nothing (mail scanners follow
-// links): it says which account the link is for, and what a reset does (README, Security: every session signed
-// out, every app disconnected), and only the form's POST changes the password.
+// links): it says which account the link is for, and what a reset does (docs/rules/accounts.md#password-reset:
+// every session signed out, every app disconnected), and only the form's POST changes the password.
 export default async function ResetPasswordPage({ searchParams }: { searchParams: Promise<{ token?: string | string[] }> }) {
   const raw = (await searchParams).token;
   const token = typeof raw === "string" ? raw : "";

@@ -1,5 +1,6 @@
 // Server actions run outside route(), which sets the request context of /api handlers: this gives domain
-// code called from an action the client address for the audit log (CONTRACT.md 1 and 11).
+// code called from an action the client address for the audit log (docs/rules/endpoints.md#client-address,
+// docs/rules/operations.md#audit-log).
 import { actionClientAddress } from "@/http/action-address";
 import { runWithRequestContext } from "@/http/request-context";
 

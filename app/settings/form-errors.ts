@@ -1,5 +1,5 @@
-// Errors of the domain functions (ApiError "<field>: <message>", CONTRACT.md 1), turned into what a form shows:
-// a message at the field it concerns, in words, or a message for the whole form.
+// Errors of the domain functions (ApiError "<field>: <message>", docs/rules/endpoints.md#error-bodies), turned
+// into what a form shows: a message at the field it concerns, in words, or a message for the whole form.
 import { ApiError } from "@/http/errors";
 import type { FormResult } from "../components/forms";
 

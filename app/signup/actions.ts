@@ -14,7 +14,10 @@ const RATE_LIMITED = "Too many sign-ups from your network. Try again in an hour.
 /** Password hashing refused the work (503, src/users/passwords.ts): nothing was created. */
 const BUSY = "Too many sign-ups right now. Try again in a moment.";
 
-/** The same answer for a new address and one that has an account (CONTRACT.md 14): see src/accounts/sign-up.ts. */
+/**
+ * The same answer for a new address and one that has an account
+ * (docs/rules/accounts.md#sign-up-and-confirmation): see src/accounts/sign-up.ts.
+ */
 export async function signUp(_previous: SignUpState, form: FormData): Promise<SignUpState> {
   const email = String(form.get("email") ?? "");
   const name = String(form.get("name") ?? "");

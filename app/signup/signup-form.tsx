@@ -17,7 +17,8 @@ export function SignUpForm({ callbackUrl }: { callbackUrl: string }) {
   }, [state]);
 
   if (state.ok) {
-    // The same answer whether or not the address already had an account (CONTRACT.md 14).
+    // The same answer whether or not the address already had an account
+    // (docs/rules/accounts.md#sign-up-and-confirmation).
     const signIn = `/login?${new URLSearchParams({ email: state.email, callbackUrl })}`;
     return (
       <Card className="space-y-3">

@@ -10,7 +10,9 @@ const ANSWERS = {
   limited: "We have sent several links today already. Look for them (and in your spam folder), or try again tomorrow.",
 } as const;
 
-/** Shown to a signed-in user whose address is not confirmed yet (CONTRACT.md 14). */
+/**
+ * Shown to a signed-in user whose address is not confirmed yet (docs/rules/accounts.md#unconfirmed-accounts).
+ */
 export function ConfirmNotice({ email }: { email: string }) {
   const [result, action, pending] = useActionState(resendConfirmation, null);
   return (

@@ -6,8 +6,9 @@ import { ConfirmForm } from "./confirm-form";
 
 export const metadata: Metadata = { title: "Confirm your e-mail address", robots: { index: false } };
 
-// The page the confirmation mail links to (/verify-email?token=...; CONTRACT.md 14). Opening it changes
-// nothing (mail scanners follow links): it says what would be confirmed, and the button confirms.
+// The page the confirmation mail links to (/verify-email?token=...;
+// docs/rules/accounts.md#sign-up-and-confirmation). Opening it changes nothing (mail scanners follow links):
+// it says what would be confirmed, and the button confirms.
 export default async function VerifyEmailPage({ searchParams }: { searchParams: Promise<{ token?: string | string[] }> }) {
   const raw = (await searchParams).token;
   const token = typeof raw === "string" ? raw : "";

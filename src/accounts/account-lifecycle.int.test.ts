@@ -1,4 +1,4 @@
-// The account lifecycle against a real database, through the production dispatcher (README, Security):
+// The account lifecycle against a real database, through the production dispatcher (docs/rules/accounts.md):
 // - account pre-hijacking: whoever signs up first with someone else's address gets an unconfirmed account
 //   that can register no client, approve no app and get no token by any grant; and when the address's owner
 //   confirms it (by a password reset, or by the mailed link), everything the account did before is undone:

@@ -1,8 +1,8 @@
-// The account mails (CONTRACT.md 14): the confirmation link after sign-up (emails/verify-email.tsx), the note
-// to an existing account's owner when someone signs up with its address (emails/signup-attempt.tsx), and the
-// password reset link (emails/reset-password.tsx, CONTRACT.md 12). Rendered before the transaction that
-// writes them; names through noLinks(); the mails with a link also as a copy without it, for the outbox to
-// keep once the provider accepted them.
+// The account mails (docs/rules/accounts.md#sign-up-and-confirmation, docs/rules/accounts.md#password-reset):
+// the confirmation link after sign-up (emails/verify-email.tsx), the note to an existing account's owner when
+// someone signs up with its address (emails/signup-attempt.tsx), and the password reset link
+// (emails/reset-password.tsx). Rendered before the transaction that writes them; names through noLinks(); the
+// mails with a link also as a copy without it, for the outbox to keep once the provider accepted them.
 //
 // An address gets at most ACCOUNT_MAIL_LIMIT of these a day, whoever triggers them (sign-ups from many
 // addresses, "send the link again", reset requests), so that nobody can use the service to flood a mailbox.

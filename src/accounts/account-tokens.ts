@@ -1,7 +1,8 @@
-// Single-use tokens mailed to a user's address (CONTRACT.md 14): `verify_email` now, `reset_password` to come
-// (issue 11). A token is 256 random bits, stored only as its SHA-256 digest, bound to its purpose, its user
-// and the address it was mailed to, valid for a fixed time, and used by one conditional write (claim first:
-// of any number of concurrent uses exactly one succeeds). Its mail is linked to it, and goes with it.
+// Single-use tokens mailed to a user's address (docs/rules/accounts.md#sign-up-and-confirmation,
+// docs/rules/accounts.md#password-reset): `verify_email` and `reset_password`. A token is 256 random bits,
+// stored only as its SHA-256 digest, bound to its purpose, its user and the address it was mailed to, valid
+// for a fixed time, and used by one conditional write (claim first: of any number of concurrent uses exactly
+// one succeeds). Its mail is linked to it, and goes with it.
 import { nowMs } from "@/clock";
 import { digest } from "@/secrets";
 import { db, type Tx } from "@/db/client";

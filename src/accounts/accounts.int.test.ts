@@ -1,4 +1,4 @@
-// Sign-up, e-mail confirmation and account mail (CONTRACT.md 14; issue 13 findings 5, 7 and 8), against a
+// Sign-up, e-mail confirmation and account mail (docs/rules/accounts.md#sign-up-and-confirmation), against a
 // real database: the same answer for new and existing addresses, the confirmation link (single-use, 24 hours,
 // confirmed only by the POST), no mail to an unconfirmed address but the confirmation, the limits per client
 // address and per mailbox, and no live token left in the stored mail once it was sent.

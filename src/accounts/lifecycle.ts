@@ -1,8 +1,9 @@
-// The account-lifecycle step behind the two mailed links that prove who reads an address (README, Security):
-// confirming it (/verify-email, src/accounts/verify-email.ts) and choosing a new password
-// (/reset-password, src/accounts/reset-password.ts). Both use a single-use token bound to the address it was
-// mailed to (src/accounts/account-tokens.ts), and both run here, in ONE transaction with everything they undo
-// and their audit events, so that nobody ever sees half of it:
+// The account-lifecycle step behind the two mailed links that prove who reads an address
+// (docs/rules/accounts.md#unconfirmed-accounts, docs/rules/accounts.md#password-reset): confirming it
+// (/verify-email, src/accounts/verify-email.ts) and choosing a new password (/reset-password,
+// src/accounts/reset-password.ts). Both use a single-use token bound to the address it was mailed to
+// (src/accounts/account-tokens.ts), and both run here, in ONE transaction with everything they undo and their
+// audit events, so that nobody ever sees half of it:
 //  - the token is claimed first (of concurrent uses exactly one goes on), and applies only while the account
 //    still has the address it was mailed to (else nothing changes and the token stays unused);
 //  - the FIRST confirmation of the address (by its link, or by a password reset: whoever reads the mailbox

@@ -1,7 +1,7 @@
-// Password reset by e-mail (CONTRACT.md 12 and 14, issue 11) against a real database: the same answer for every
-// address, a single-use link valid one hour that only a POST uses, the limits per client address and per typed
-// address, every session signed out, the address confirmed, older links used up, and nothing but the mail's
-// own copy ever holding the token.
+// Password reset by e-mail (docs/rules/accounts.md#password-reset) against a real database: the same answer
+// for every address, a single-use link valid one hour that only a POST uses, the limits per client address and
+// per typed address, every session signed out, the address confirmed, older links used up, and nothing but the
+// mail's own copy ever holding the token.
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
 import { ACCOUNT_MAIL_LIMIT, RESET_PASSWORD_TTL_MS } from "@/accounts/account-mail";

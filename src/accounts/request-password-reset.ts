@@ -1,7 +1,7 @@
-// "Forgot your password?" (/forgot-password; CONTRACT.md 12 and 14, issue 11). Someone types an address; if
-// an account has it, a single-use link valid one hour is mailed to it (AccountToken `reset_password`, stored
-// as its digest, through the outbox like every mail). The answer is the same whether or not the address has
-// an account, and both paths do the same work (render the mail, count the request), so that neither the
+// "Forgot your password?" (/forgot-password; docs/rules/accounts.md#password-reset). Someone types an address;
+// if an account has it, a single-use link valid one hour is mailed to it (AccountToken `reset_password`,
+// stored as its digest, through the outbox like every mail). The answer is the same whether or not the address
+// has an account, and both paths do the same work (render the mail, count the request), so that neither the
 // answer nor its time tells who has an account.
 //
 // Requests are limited per client address (RESET_LIMIT_PER_ADDRESS) and per typed address
@@ -35,7 +35,10 @@ export type TRequestPasswordReset = z.input<typeof ZRequestPasswordReset>;
 /** The same for every address. */
 export type PasswordResetRequested = { email: string };
 
-/** `ip` is the client address (CONTRACT.md 1). Throws 400 for a malformed address, 429 over a limit. */
+/**
+ * `ip` is the client address (docs/rules/endpoints.md#client-address). Throws 400 for a malformed address, 429
+ * over a limit.
+ */
 export async function requestPasswordReset(input: TRequestPasswordReset & { ip: string }): Promise<PasswordResetRequested> {
   const { email } = parseInput(ZRequestPasswordReset, { email: input.email });
   const slots = [

@@ -1,4 +1,5 @@
-// Choosing a new password from the mailed link (/reset-password?token=...; README, Security).
+// Choosing a new password from the mailed link (/reset-password?token=...;
+// docs/rules/accounts.md#password-reset).
 // Opening the page changes nothing (describePasswordReset: a read, since mail scanners follow links); only
 // the form's POST (resetPassword, through a server action that Next checks for our own Origin) uses the token.
 // The token is single-use (one conditional write, the first statement of the transaction: of concurrent

@@ -1,5 +1,5 @@
-// Self-service sign-up (/signup; CONTRACT.md 14, issue 13 findings 5 and 7). The answer is the same whether or
-// not the address already has an account, so that sign-up cannot tell anyone who has one:
+// Self-service sign-up (/signup; docs/rules/accounts.md#sign-up-and-confirmation). The answer is the same
+// whether or not the address already has an account, so that sign-up cannot tell anyone who has one:
 //  - a new address gets an unconfirmed account and a confirmation link (single-use, 24 hours, through the
 //    outbox). Until it is confirmed the account can sign in, but no other mail goes to that address;
 //  - an address with a confirmed account: nothing about the account changes, and its owner gets a note that
@@ -38,7 +38,10 @@ export type TSignUp = z.input<typeof ZSignUp>;
 /** What sign-up answers, for every address alike. */
 export type SignUpResult = { email: string };
 
-/** `ip` is the client address (CONTRACT.md 1). Throws 400 for malformed input, 429 over the address's limit. */
+/**
+ * `ip` is the client address (docs/rules/endpoints.md#client-address). Throws 400 for malformed input, 429
+ * over the address's limit.
+ */
 export async function signUp(input: TSignUp & { ip: string }): Promise<SignUpResult> {
   const { email, password, name } = parseInput(ZSignUp, input);
   let taken: Reservation;

@@ -1,13 +1,13 @@
-// Confirming an address from the mailed link (README, Security). /verify-email?token=... shows what the link
-// would confirm (describeVerification: a read, since mail scanners follow links and a GET never changes
-// anything) and confirms only when the reader presses the button (confirmEmail: a POST, through a server
-// action, which Next checks for our own Origin). The token is single-use and confirms exactly the address it
-// was mailed to, while the account still has it. Confirming is the account-lifecycle step of
-// src/accounts/lifecycle.ts: the first confirmation of an address undoes everything the account did before it
-// (clients deleted, grants and tokens revoked, consents forgotten). Until then the account can sign in but
-// cannot register clients, approve apps or get tokens (emailConfirmed); a signed-in user whose address is not
-// confirmed can ask for a new link (resendVerification), within the account-mail limit of
-// src/accounts/account-mail.ts.
+// Confirming an address from the mailed link (docs/rules/accounts.md#sign-up-and-confirmation).
+// /verify-email?token=... shows what the link would confirm (describeVerification: a read, since mail scanners
+// follow links and a GET never changes anything) and confirms only when the reader presses the button
+// (confirmEmail: a POST, through a server action, which Next checks for our own Origin). The token is
+// single-use and confirms exactly the address it was mailed to, while the account still has it. Confirming is
+// the account-lifecycle step of src/accounts/lifecycle.ts: the first confirmation of an address undoes
+// everything the account did before it (clients deleted, grants and tokens revoked, consents forgotten). Until
+// then the account can sign in but cannot register clients, approve apps or get tokens (emailConfirmed); a
+// signed-in user whose address is not confirmed can ask for a new link (resendVerification), within the
+// account-mail limit of src/accounts/account-mail.ts.
 import { nowMs } from "@/clock";
 import { deliverSoon } from "@/email/deliver-soon";
 import { enqueueMail } from "@/email/outbox";
@@ -24,7 +24,7 @@ export type Verification =
 
 /**
  * A used link whose address is confirmed now (its account still has it): say so, instead of an error, when the
- * person reloads the page or presses the button again (issue 11: no error box after a reload of a success).
+ * person reloads the page or presses the button again (no error box after a reload of a success).
  */
 async function confirmedWith(token: string): Promise<Verification | null> {
   const row = await (await db()).accountToken.findUnique({

@@ -1,4 +1,4 @@
-// The audit log (CONTRACT.md 11, issue 10 point 2): each security event is recorded where it happens, with
+// The audit log (docs/rules/operations.md#audit-log): each security event is recorded where it happens, with
 // its user, client and address, in the same transaction as the change it records; and no event ever holds a
 // token, code, secret or password. (signin.succeeded/failed and permission_request.created are proven in
 // src/users/sign-in.int.test.ts and src/permission-requests/abuse.int.test.ts, signing_key.rotated below.)

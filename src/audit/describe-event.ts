@@ -1,5 +1,6 @@
-// A security event in words, for the person it concerns (/settings/security, CONTRACT.md 11): what happened
-// to their account, which app, and from where. Nothing here is secret: events never hold tokens or passwords.
+// A security event in words, for the person it concerns (/settings/security,
+// docs/rules/operations.md#audit-log): what happened to their account, which app, and from where. Nothing here
+// is secret: events never hold tokens or passwords.
 import type { AuditDetail } from "@/audit/events";
 
 export type OwnEvent = { type: string; appName: string | null; detail: AuditDetail };

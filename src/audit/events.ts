@@ -1,4 +1,4 @@
-// The security events of the audit log (CONTRACT.md 11), by name.
+// The security events of the audit log (docs/rules/operations.md#audit-log), by name.
 export const AUDIT_EVENT_TYPES = [
   "signin.succeeded",
   "signin.failed",

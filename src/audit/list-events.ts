@@ -1,6 +1,6 @@
-// Reading the audit log (CONTRACT.md 11): `audit:list` in the CLI ([{"type", "at", "user", "client", "ip",
-// "detail"}], newest first; `user` is the person's e-mail, `client` the public client_id) and a person's own
-// recent events on /settings/security.
+// Reading the audit log (docs/rules/operations.md#audit-log): `audit:list` in the CLI ([{"type", "at", "user",
+// "client", "ip", "detail"}], newest first; `user` is the person's e-mail, `client` the public client_id) and
+// a person's own recent events on /settings/security.
 import type { AuditDetail, AuditEventType } from "@/audit/events";
 import { db } from "@/db/client";
 

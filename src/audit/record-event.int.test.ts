@@ -7,7 +7,7 @@ async function eventsOfType(type: string) {
   return (await db()).auditEvent.findMany({ where: { type }, orderBy: { id: "asc" } });
 }
 
-describe("audit events (CONTRACT.md 11)", () => {
+describe("audit events", () => {
   it("takes the client address from the request context when none is given", async () => {
     await runWithRequestContext({ ip: "203.0.113.7" }, () => recordEvent({ type: "signin.failed", userId: 41, detail: { reason: "bad password" } }));
     const [row] = (await eventsOfType("signin.failed")).filter((event) => event.userId === 41);

@@ -1,7 +1,7 @@
-// Records a security event (CONTRACT.md 11): in the caller's transaction when the event belongs to a change
-// (so that the two commit or roll back together), else as its own write. Never a token, code, secret or
-// password: `detail` holds short facts only, and every string in it passes through the log redactor, which
-// strips anything shaped like a token in a path or query.
+// Records a security event (docs/rules/operations.md#audit-log): in the caller's transaction when the event
+// belongs to a change (so that the two commit or roll back together), else as its own write. Never a token,
+// code, secret or password: `detail` holds short facts only, and every string in it passes through the log
+// redactor, which strips anything shaped like a token in a path or query.
 import { now } from "@/clock";
 import { requestContext } from "@/http/request-context";
 import { write, type Tx } from "@/db/client";

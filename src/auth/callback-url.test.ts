@@ -1,4 +1,4 @@
-// Return addresses after sign-in and sign-up (CONTRACT.md 14; issue 13 finding 1). APP_URL is
+// Return addresses after sign-in and sign-up (docs/rules/accounts.md#return-addresses). APP_URL is
 // http://localhost:3000 in the tests (vitest.config.ts).
 import { describe, expect, it } from "vitest";
 import { safeCallbackUrl } from "@/auth/callback-url";

@@ -1,7 +1,7 @@
-// Return addresses after sign-in or sign-up (`callbackUrl`; CONTRACT.md 14, issue 13 finding 1). The value is
-// parsed against APP_URL the way a browser would resolve it, must have APP_URL's origin, and only its path
-// and query are used; anything else goes to `/`. String checks on the raw value are not enough: browsers drop
-// tabs and newlines and read `\` as `/`, so `/\t/evil.example` becomes the protocol-relative
+// Return addresses after sign-in or sign-up (`callbackUrl`; docs/rules/accounts.md#return-addresses). The
+// value is parsed against APP_URL the way a browser would resolve it, must have APP_URL's origin, and only its
+// path and query are used; anything else goes to `/`. String checks on the raw value are not enough: browsers
+// drop tabs and newlines and read `\` as `/`, so `/\t/evil.example` becomes the protocol-relative
 // `//evil.example`.
 import { env } from "@/env";
 

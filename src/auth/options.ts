@@ -1,9 +1,10 @@
 // next-auth (v4) for the browser session: a credentials provider over our users, JWT sessions in an
 // encrypted cookie. The token carries the user's id and session version; bumping the version ("sign out
 // everywhere") ends every session at once (see src/auth/session.ts). It also carries `auth_time`, when the
-// person last typed their password (OpenID Connect's auth_time, max_age and prompt=login, CONTRACT.md 9).
-// A sign-in that password hashing is too busy to check is refused as "busy", never as a wrong password
-// (README, Security; the route gives it 503, src/auth/sign-in-status.ts).
+// person last typed their password (OpenID Connect's auth_time, max_age and prompt=login,
+// docs/rules/openid-connect.md#authorization-parameters). A sign-in that password hashing is too busy to check
+// is refused as "busy", never as a wrong password (docs/rules/accounts.md#password-hashing; the route gives it
+// 503, src/auth/sign-in-status.ts).
 // The input rule (src/http/input-text.ts): an e-mail or password holding a control character is a failed
 // sign-in at once, before any lookup (PostgreSQL text cannot hold U+0000).
 import type { NextAuthOptions } from "next-auth";
@@ -16,7 +17,10 @@ import { SIGN_IN_BUSY, SIGN_IN_RATE_LIMITED } from "@/auth/sign-in-status";
 import { hasControlCharacter } from "@/http/input-text";
 import { signInWithPassword } from "@/users/sign-in";
 
-/** The client address of the sign-in request (CONTRACT.md 1), from the headers next-auth hands to authorize(). */
+/**
+ * The client address of the sign-in request (docs/rules/endpoints.md#client-address), from the headers
+ * next-auth hands to authorize().
+ */
 function signInAddress(headers: Record<string, unknown> | undefined): string {
   const forwarded = headers?.["x-forwarded-for"];
   const value = Array.isArray(forwarded) ? forwarded.join(", ") : typeof forwarded === "string" ? forwarded : null;

@@ -1,7 +1,8 @@
-// Web sign-in when password hashing is busy (README, Security): the credentials provider refuses a sign-in
-// whose password check the full hashing queue refused as "busy", never as a wrong password; the sign-in
-// route answers it 503 with Retry-After: 1 (429 for a sign-in limit), and the page says to try again in a
-// moment. The pool is held (src/testing/hold-pool.ts) so that the admitted checks stay in their slots.
+// Web sign-in when password hashing is busy (docs/rules/accounts.md#password-hashing): the credentials
+// provider refuses a sign-in whose password check the full hashing queue refused as "busy", never as a wrong
+// password; the sign-in route answers it 503 with Retry-After: 1 (429 for a sign-in limit), and the page says
+// to try again in a moment. The pool is held (src/testing/hold-pool.ts) so that the admitted checks stay in
+// their slots.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { until } from "@/testing/until";
 import { signInMessage } from "../../app/login/messages";

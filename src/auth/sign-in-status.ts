@@ -1,9 +1,10 @@
-// The HTTP status of a refused web sign-in (README, Security). next-auth answers every credentials sign-in
-// that authorize() refused or threw in the same way, 401 with the reason in the returned URL's `error`
-// (`{"url": ".../api/auth/error?error=<reason>"}` for the sign-in page's fetch, a 302 there for a plain form
-// post). A reason that is no wrong password gets its own status here, the body left as next-auth made it (the
-// page reads the reason from it): password hashing busy is 503 with Retry-After: 1 (the caller may try again
-// in a moment), a sign-in limit is 429. Redirects stay redirects: a browser must follow them.
+// The HTTP status of a refused web sign-in (docs/rules/accounts.md#limits,
+// docs/rules/accounts.md#password-hashing). next-auth answers every credentials sign-in that authorize()
+// refused or threw in the same way, 401 with the reason in the returned URL's `error` (`{"url":
+// ".../api/auth/error?error=<reason>"}` for the sign-in page's fetch, a 302 there for a plain form post). A
+// reason that is no wrong password gets its own status here, the body left as next-auth made it (the page
+// reads the reason from it): password hashing busy is 503 with Retry-After: 1 (the caller may try again in a
+// moment), a sign-in limit is 429. Redirects stay redirects: a browser must follow them.
 
 /** authorize()'s reason when password hashing refused the check (src/users/passwords.ts, HashingBusy). */
 export const SIGN_IN_BUSY = "busy";

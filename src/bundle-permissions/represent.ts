@@ -9,7 +9,10 @@ export const PERMISSION_INCLUDE = { bundle: { include: { owner: true } }, userAl
 
 export type PermissionWithRelations = BundlePermission & { bundle: Bundle & { owner: User }; userAllowed: User; userTarget: User };
 
-/** CONTRACT.md 2: {id, resource_uri, bundle, user_allowed, user_target (the owner who granted it), created_at}. */
+/**
+ * docs/rules/permission-requests.md#bundle-permissions: {id, resource_uri, bundle, user_allowed, user_target
+ * (the owner who granted it), created_at}.
+ */
 export function representBundlePermission(permission: PermissionWithRelations, viewerId: number) {
   return {
     id: permission.id,

@@ -1,4 +1,5 @@
-// A bundle named in a request body: URI (`/api/bundle/3/`) or id (SPEC.md 2.2).
+// A bundle named in a request body: URI (`/api/bundle/3/`) or id
+// (docs/rules/specification.md#permission-request-record).
 import { z } from "zod";
 import { idFromReference } from "@/http/references";
 

@@ -1,5 +1,6 @@
-// The bundle and bundle_permission resources (CONTRACT.md 2) and the collection envelope (CONTRACT.md 1),
-// through the real route handlers and a real database.
+// The bundle and bundle_permission resources (docs/rules/permission-requests.md#bundles,
+// docs/rules/permission-requests.md#bundle-permissions) and the collection envelope
+// (docs/rules/endpoints.md#collections), through the real route handlers and a real database.
 import { describe, expect, it } from "vitest";
 import { call } from "@/testing/app";
 import { makeUser, passwordSession } from "@/testing/factories";

@@ -98,7 +98,7 @@ describe("client:create", () => {
     expect(byId.get(implicit!.client_id as string)?.secretDigest).toBe(digest(implicit!.client_secret as string));
   });
 
-  it("registers client_credentials and device_code clients (CONTRACT.md 10): no redirect URIs; a device client may be public", async () => {
+  it("registers client_credentials and device_code clients: no redirect URIs; a device client may be public", async () => {
     const owner = await makeUser();
     const [service, device, publicService] = await Promise.all([
       cli("client:create", "--owner", owner.email, "--name", "Nightly job", "--grant", "client_credentials", "--json"),

@@ -1,6 +1,6 @@
-// The admin CLI's commands (CONTRACT.md 7), one function each. A command validates its options at once (so
-// that a malformed command line never touches the database) and returns its task; the task calls one domain
-// function and returns what to print: the JSON value for --json and the text for people.
+// The admin CLI's commands (docs/rules/operations.md#admin-cli), one function each. A command validates its
+// options at once (so that a malformed command line never touches the database) and returns its task; the task
+// calls one domain function and returns what to print: the JSON value for --json and the text for people.
 import { z } from "zod";
 import { AUDIT_EVENT_TYPES } from "@/audit/events";
 import { listAuditEvents } from "@/audit/list-events";
@@ -197,7 +197,7 @@ function tokensPrune(values: Record<string, unknown>): Task {
   };
 }
 
-// registration:token, client:list, client:delete (CONTRACT.md 13) ----------------------------------------------
+// registration:token, client:list, client:delete (docs/rules/tokens.md#dynamic-registration) -------------------
 
 function registrationToken(values: Record<string, unknown>): Task {
   validateOptions(z.object({}).strict(), values);
@@ -244,7 +244,7 @@ function keysRotate(values: Record<string, unknown>): Task {
   };
 }
 
-// keys:revoke (README, Security: a key that leaked) -----------------------------------------------------------
+// keys:revoke (a key that leaked: docs/rules/openid-connect.md#signing-keys) ----------------------------------
 
 const ZKeysRevoke = z.object({ kid: required("kid").min(1, "--kid must not be empty") }).strict();
 

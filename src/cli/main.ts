@@ -1,7 +1,7 @@
-// The admin CLI, `npm run cli -- <command> [options] [--json]` (CONTRACT.md 7). It uses the same environment
-// as the server, applies pending migrations first (so it works on a fresh database), runs one command and
-// exits. With --json, standard output holds exactly one JSON value; errors are one line on standard error:
-// exit 1 for a refused operation, exit 2 (with the usage) for a malformed command line.
+// The admin CLI, `npm run cli -- <command> [options] [--json]` (docs/rules/operations.md#admin-cli). It uses
+// the same environment as the server, applies pending migrations first (so it works on a fresh database), runs
+// one command and exits. With --json, standard output holds exactly one JSON value; errors are one line on
+// standard error: exit 1 for a refused operation, exit 2 (with the usage) for a malformed command line.
 import { parseOptions, UsageError } from "@/cli/args";
 import { COMMANDS, type Command, type Output } from "@/cli/commands";
 import { env, loadDotenvFiles } from "@/env";

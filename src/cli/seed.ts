@@ -1,10 +1,11 @@
-// Development seed (README "Try the API", issue 14): on an empty database, the demo data every README example
-// uses: three users (alice owns the clients and a bundle; bob asks her for access; carol is the one let in),
-// one client of each grant type for alice, a first-party client (the only kind that may redeem a permission
-// token by API, CONTRACT.md 6) and a password client of bob's (the password grant is for a client's owner
-// only, SPEC.md 5.4). Secrets are stored only as digests, so the credentials are written once to a file of
-// shell variables (.data/demo.env, mode 600, beside the generated AUTH_SECRET) that the README's examples
-// `source` and that `npm run dev` prints again on every start. Never runs in production.
+// Development seed (docs/api.md): on an empty database, the demo data every example of the README and
+// docs/api.md uses: three users (alice owns the clients and a bundle; bob asks her for access; carol is the
+// one let in), one client of each grant type for alice, a first-party client (the only kind that may redeem a
+// permission token by API, docs/rules/permission-requests.md#redeeming) and a password client of bob's (the
+// password grant is for a client's owner only, docs/rules/tokens.md#password-grant). Secrets are stored only
+// as digests, so the credentials are written once to a file of shell variables (.data/demo.env, mode 600,
+// beside the generated AUTH_SECRET) that those examples `source` and that `npm run dev` prints again on every
+// start. Never runs in production.
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";

@@ -1,7 +1,8 @@
-// Every client, for administrators (the CLI's client:list and client:delete, CONTRACT.md 13): a client that
-// registered itself (RFC 7591) has no owner who could see or delete it on /settings/clients, so the CLI is
-// where it is seen and removed. Deleting takes every grant, token, code and consent with it (the foreign
-// keys cascade), and is recorded as client.deleted in the same transaction.
+// Every client, for administrators (the CLI's client:list and client:delete,
+// docs/rules/tokens.md#dynamic-registration): a client that registered itself (RFC 7591) has no owner who
+// could see or delete it on /settings/clients, so the CLI is where it is seen and removed. Deleting takes
+// every grant, token, code and consent with it (the foreign keys cascade), and is recorded as client.deleted
+// in the same transaction.
 import { recordEventInTx } from "@/audit/record-event";
 import { notFound } from "@/http/errors";
 import { db, write } from "@/db/client";

@@ -1,7 +1,8 @@
-// Client registration rules (CONTRACT.md 2, SPEC.md 5.9): authorization_code and implicit clients need at
-// least one redirect URI; password clients are never public; a registered client is first-party only when
-// asked for (the CLI's --first-party; /settings/clients never asks). Through the domain function every
-// registration path calls, and through the CLI as an operator runs it. Nothing is stored for a refusal.
+// Client registration rules (docs/rules/tokens.md#clients, docs/rules/tokens.md#redirect-uris):
+// authorization_code and implicit clients need at least one redirect URI; password clients are never public; a
+// registered client is first-party only when asked for (the CLI's --first-party; /settings/clients never
+// asks). Through the domain function every registration path calls, and through the CLI as an operator runs
+// it. Nothing is stored for a refusal.
 import { describe, expect, it } from "vitest";
 import { createClient } from "@/clients/create-client";
 import { ApiError } from "@/http/errors";

@@ -1,9 +1,10 @@
 // Registering a client on a person's behalf (the settings page's form, the CLI's client:create, the dev seed):
-// RFC 6749 2 and the rules of README "Clients". Only an account whose address is confirmed registers clients
-// (README, Security: account pre-hijacking); whatever an account registered before its first confirmation
-// is deleted by it (src/accounts/lifecycle.ts). Clients that register themselves (RFC 7591) have no owner
-// and go through src/registration/. A client's name is one a person reads (on the consent page):
-// readableName() refuses control, format (bidi) and line-break characters in it (src/http/input-text.ts).
+// RFC 6749 2 and the rules of docs/rules/tokens.md#clients. Only an account whose address is confirmed
+// registers clients (account pre-hijacking: docs/rules/accounts.md#unconfirmed-accounts); whatever an account
+// registered before its first confirmation is deleted by it (src/accounts/lifecycle.ts). Clients that register
+// themselves (RFC 7591) have no owner and go through src/registration/. A client's name is one a person reads
+// (on the consent page): readableName() refuses control, format (bidi) and line-break characters in it
+// (src/http/input-text.ts).
 import { recordEventInTx } from "@/audit/record-event";
 import { z } from "zod";
 import { emailConfirmed } from "@/accounts/confirmed";
@@ -25,7 +26,10 @@ export const ZCreateClient = z.object({
     .default([]),
   isPublic: z.boolean().default(false),
   firstParty: z.boolean().default(false),
-  /** RFC 9126 6: the client must push its authorization requests (CONTRACT.md 13). */
+  /**
+   * RFC 9126 6: the client must push its authorization requests
+   * (docs/rules/tokens.md#pushed-authorization-requests).
+   */
   requirePar: z.boolean().default(false),
 });
 export type TCreateClient = z.input<typeof ZCreateClient>;
@@ -34,8 +38,8 @@ export type TCreateClient = z.input<typeof ZCreateClient>;
 export const UNCONFIRMED = "Confirm your e-mail address before you register a client: open the link we mailed you, or ask for a new one on the home page.";
 
 /**
- * Registers a client (CONTRACT.md 2). Returns the client representation with its secret, shown this once
- * and stored only as a digest; `client_secret` is null for a public client.
+ * Registers a client (docs/rules/tokens.md#clients). Returns the client representation with its secret, shown
+ * this once and stored only as a digest; `client_secret` is null for a public client.
  */
 export async function createClient(input: TCreateClient) {
   const data = parseInput(ZCreateClient, input);
@@ -47,11 +51,12 @@ export async function createClient(input: TCreateClient) {
   if (REDIRECTING_GRANT_TYPES.includes(data.grantType) && redirectUris.length === 0) {
     throw badRequest(`redirect_uris: a ${data.grantType} client needs at least one redirect URI`);
   }
-  // CONTRACT.md 10: the device flow and client credentials never redirect a browser to the client.
+  // The device flow and client credentials never redirect a browser to the client
+  // (docs/rules/tokens.md#device-flow).
   if ((data.grantType === "client_credentials" || data.grantType === "device_code") && redirectUris.length > 0) {
     throw badRequest(`redirect_uris: a ${data.grantType} client has no redirect URIs`);
   }
-  // Clients that act for their owner must prove who they are (CONTRACT.md 2 and 10).
+  // Clients that act for their owner must prove who they are (docs/rules/tokens.md#clients).
   if ((data.grantType === "password" || data.grantType === "client_credentials") && data.isPublic) {
     throw badRequest(`public: a ${data.grantType} client must keep a secret`);
   }

@@ -1,6 +1,6 @@
 // A user's own clients, for /settings/clients: list, rotate the secret (shown once), delete. Rotating and
-// deleting are recorded in the audit log (client.secret_rotated, client.deleted; CONTRACT.md 11) in the same
-// transaction as the change.
+// deleting are recorded in the audit log (client.secret_rotated, client.deleted;
+// docs/rules/operations.md#audit-log) in the same transaction as the change.
 import { recordEventInTx } from "@/audit/record-event";
 import { badRequest, notFound } from "@/http/errors";
 import { digest, randomSecret } from "@/secrets";

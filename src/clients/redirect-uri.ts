@@ -1,4 +1,4 @@
-// Redirect URIs (SPEC.md 5.8-5.9, CONTRACT.md 2): absolute https URLs, or http on a loopback host only
+// Redirect URIs (docs/rules/tokens.md#redirect-uris): absolute https URLs, or http on a loopback host only
 // (RFC 8252 8.3); no fragment, no credentials. Matching is exact, except that the port of a loopback URI is
 // not compared (RFC 8252 7.3). No control characters (the input rule, src/http/input-text.ts): the URL parser
 // would drop or encode them, but the URI is stored and compared as it was typed.

@@ -1,7 +1,10 @@
 import type { Client, User } from "@/generated/sqlite/client";
 import { representUser } from "@/users/represent";
 
-/** The client grant types: SPEC.md 5.1's three, and client_credentials and device_code (CONTRACT.md 10). */
+/**
+ * The client grant types (docs/rules/tokens.md#clients): the three of the specification, and
+ * client_credentials and device_code.
+ */
 export const GRANT_TYPES = ["authorization_code", "implicit", "password", "client_credentials", "device_code"] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
 /** Grant types that redirect the browser to the client, and so need registered redirect URIs. */
@@ -11,12 +14,18 @@ export function redirectUrisOf(client: Pick<Client, "redirectUris">): string[] {
   return JSON.parse(client.redirectUris) as string[];
 }
 
-/** Public clients: implicit ones always (CONTRACT.md 2), code clients registered as public (native apps). */
+/**
+ * Public clients: implicit ones always (docs/rules/tokens.md#clients), code clients registered as public
+ * (native apps).
+ */
 export function isPublicClient(client: Pick<Client, "grantType" | "isPublic">): boolean {
   return client.isPublic || client.grantType === "implicit";
 }
 
-/** A client that registered itself (RFC 7591) has no owner (CONTRACT.md 13): `owner` is then null. */
+/**
+ * A client that registered itself (RFC 7591) has no owner (docs/rules/tokens.md#dynamic-registration): `owner`
+ * is then null.
+ */
 export function representClient(client: Client & { owner: User | null }, viewerId: number | null) {
   return {
     client_id: client.clientId,

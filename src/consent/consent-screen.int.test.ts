@@ -1,5 +1,6 @@
-// "Not you? Switch account" on the consent page (CONTRACT.md 12): the sealed request belongs to the user it was
-// made for, so the page offers the authorization request itself, rebuilt from the seal, for the next account.
+// "Not you? Switch account" on the consent page (docs/rules/tokens.md#consent): the sealed request belongs to
+// the user it was made for, so the page offers the authorization request itself, rebuilt from the seal, for
+// the next account.
 import { describe, expect, it } from "vitest";
 import { loadConsentScreen } from "@/consent/consent-screen";
 import { BASE, call } from "@/testing/app";

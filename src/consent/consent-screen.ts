@@ -2,8 +2,9 @@
 // host, and the user code the person typed, to compare with the one on the device), and where "Not you?
 // Switch account" starts the same request again for another account (a sealed request belongs to the user
 // it was made for, so the request itself is rebuilt from it: the authorization endpoint checks it anew).
-// CONTRACT.md 13: a client that registered itself has no owner; one that registered while registration was
-// open is marked unverified (anyone could have named it anything); a logo is shown only for verified clients.
+// A client that registered itself has no owner (docs/rules/tokens.md#dynamic-registration); one that
+// registered while registration was open is marked unverified (anyone could have named it anything); a logo is
+// shown only for verified clients.
 import { isUnverified } from "@/registration/client-metadata";
 import { db } from "@/db/client";
 import { consentCsrfToken, openRequest, type AuthorizationRequest } from "@/oauth/authorization-request";

@@ -1,7 +1,7 @@
-// The consent decision, POST /consent/decide (CONTRACT.md 3): each refusal of the form is its own error page
-// (what went wrong, for the person; the OAuth error code, for the developer) and issues and remembers
-// nothing; an approval is remembered only for a confidential third-party client, and recorded in the audit
-// log either way (CONTRACT.md 11), saying whether it was remembered.
+// The consent decision, POST /consent/decide (docs/rules/tokens.md#consent): each refusal of the form is its
+// own error page (what went wrong, for the person; the OAuth error code, for the developer) and issues and
+// remembers nothing; an approval is remembered only for a confidential third-party client, and recorded in the
+// audit log either way (docs/rules/operations.md#audit-log), saying whether it was remembered.
 import { describe, expect, it } from "vitest";
 import { deleteOwnClient } from "@/clients/manage-clients";
 import { consentCsrfToken } from "@/oauth/authorization-request";

@@ -1,9 +1,10 @@
-// The consent decision, POST /consent/decide (CONTRACT.md 3): a plain HTML form post from the consent page,
-// protected by an Origin check and a CSRF token bound to the user and the sealed request; answered with 303.
-// A sealed device-flow request (RFC 8628 3.3) goes to src/device/decide-device-authorization.ts.
-// An account whose address is not confirmed approves nothing (README, Security: account pre-hijacking): its
-// Approve is answered as a refusal, access_denied (RFC 6749 4.1.2.1, 4.2.2.1) for the code and implicit
-// flows, and for the device flow a page that says why (the device authorization stays pending).
+// The consent decision, POST /consent/decide (docs/rules/tokens.md#consent): a plain HTML form post from the
+// consent page, protected by an Origin check and a CSRF token bound to the user and the sealed request;
+// answered with 303. A sealed device-flow request (RFC 8628 3.3) goes to
+// src/device/decide-device-authorization.ts. An account whose address is not confirmed approves nothing
+// (account pre-hijacking, docs/rules/accounts.md#unconfirmed-accounts): its Approve is answered as a refusal,
+// access_denied (RFC 6749 4.1.2.1, 4.2.2.1) for the code and implicit flows, and for the device flow a page
+// that says why (the device authorization stays pending).
 import { now } from "@/clock";
 import { env } from "@/env";
 import { sessionUserFromRequest } from "@/auth/session";

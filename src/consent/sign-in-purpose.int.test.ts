@@ -1,4 +1,5 @@
-// The sign-in page's "to continue to <app>" (CONTRACT.md 12): read from the way back after sign-in.
+// The sign-in page's "to continue to <app>" (docs/rules/pages.md#sign-in): read from the way back after
+// sign-in.
 import { describe, expect, it } from "vitest";
 import { call } from "@/testing/app";
 import { makeClient, makeUser } from "@/testing/factories";

@@ -1,8 +1,8 @@
-// What a sign-in is for (CONTRACT.md 12: sign-in reached from an authorization request says which app it is
-// for, "to continue to <app>"). The way back after sign-in (`callbackUrl`, already reduced to a path and query
-// on this site by src/auth/callback-url.ts) tells: the authorization endpoint names its client; the device
-// page names the code the person is about to type, whose app is known once the code is pending. Nothing here
-// changes anything or says more than the consent page will show: an app's name, for a client_id or a live
+// What a sign-in is for (docs/rules/pages.md#sign-in: sign-in reached from an authorization request says which
+// app it is for, "to continue to <app>"). The way back after sign-in (`callbackUrl`, already reduced to a path
+// and query on this site by src/auth/callback-url.ts) tells: the authorization endpoint names its client; the
+// device page names the code the person is about to type, whose app is known once the code is pending. Nothing
+// here changes anything or says more than the consent page will show: an app's name, for a client_id or a live
 // user code that the visitor already holds.
 import { nowMs } from "@/clock";
 import { db } from "@/db/client";

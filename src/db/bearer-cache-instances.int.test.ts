@@ -1,5 +1,5 @@
-// Issue 8: "a token deleted or revoked on any instance must be refused by every instance on its next
-// request". Each instance keeps the live tokens it has read: on SQLite until anything is committed
+// A token deleted or revoked on any instance is refused by every instance on its next request
+// (docs/design.md). Each instance keeps the live tokens it has read: on SQLite until anything is committed
 // (src/db/fast-sql.ts), on PostgreSQL under a lease (src/db/pg-token-cache.ts). Two instances run as
 // two processes on the test database: instance A answers a token until it answers it from its cache (its
 // token_cache_hits_total grows), instance B revokes or deletes it, and A's very next answer is 401. A change

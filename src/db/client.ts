@@ -2,7 +2,7 @@
 // so. Both generated clients come from one data model (prisma/sqlite/schema.prisma), so they share one type.
 //
 // It also hands the driver connection Prisma already holds to the few hot statements that skip Prisma
-// (src/db/fast-sql.ts, issue 8): one connection per process on SQLite, one pool on PostgreSQL.
+// (src/db/fast-sql.ts, docs/design.md): one connection per process on SQLite, one pool on PostgreSQL.
 // - SQLite: Prisma's adapter queues its interactive transactions on one better-sqlite3 connection, and any
 //   statement run on that connection while one is open runs inside it. So the adapter factory is wrapped:
 //   every Prisma transaction also holds `sqliteLock` from BEGIN to COMMIT/ROLLBACK, and our own synchronous
@@ -15,16 +15,16 @@
 //   connections holds back the end of a transaction that invalidated cached tokens (settleCommits(), the lease
 //   of src/db/pg-token-cache.ts).
 //
-// Every wait on the database is bounded (issue 10 point 4: a database that cannot answer is a 503 within 10
-// seconds, never a hang; src/db/errors.ts says which failures those are): on PostgreSQL a connection
-// (or a place in the pool's queue) within CONNECT_TIMEOUT_MS, each statement within STATEMENT_TIMEOUT_MS on
-// the server (statement_timeout, lock waits included) and QUERY_TIMEOUT_MS on the client (a connection that
-// silently died), TCP keep-alive on every connection, and idle_in_transaction_session_timeout; on SQLite the
-// busy timeout (5 s); for every Prisma transaction TRANSACTION_MAX_WAIT_MS to start (the pool, or on SQLite
-// the connection's lock) and TRANSACTION_TIMEOUT_MS to finish. The pool drops connections that fail and
-// makes new ones on demand, and a client whose first connection failed is made again on the next call, so
-// the service recovers by itself when the database is back. The CLI (long maintenance statements) lifts the
-// statement bounds with allowLongStatements().
+// Every wait on the database is bounded (docs/rules/operations.md#database-outages: a database that cannot
+// answer is a 503 within 10 seconds, never a hang; src/db/errors.ts says which failures those are): on
+// PostgreSQL a connection (or a place in the pool's queue) within CONNECT_TIMEOUT_MS, each statement within
+// STATEMENT_TIMEOUT_MS on the server (statement_timeout, lock waits included) and QUERY_TIMEOUT_MS on the
+// client (a connection that silently died), TCP keep-alive on every connection, and
+// idle_in_transaction_session_timeout; on SQLite the busy timeout (5 s); for every Prisma transaction
+// TRANSACTION_MAX_WAIT_MS to start (the pool, or on SQLite the connection's lock) and TRANSACTION_TIMEOUT_MS
+// to finish. The pool drops connections that fail and makes new ones on demand, and a client whose first
+// connection failed is made again on the next call, so the service recovers by itself when the database is
+// back. The CLI (long maintenance statements) lifts the statement bounds with allowLongStatements().
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import Database from "better-sqlite3";
@@ -73,7 +73,7 @@ export const TRANSACTION_MAX_WAIT_MS = 4_000;
 export const TRANSACTION_TIMEOUT_MS = 8_000;
 const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
 // On globalThis: one per process, also for the second copy of this module that the custom server's route
-// modules load beside Next's bundle (STACK.md).
+// modules load beside Next's bundle.
 const globalHolder = globalThis as typeof globalThis & { __appDb?: Holder };
 const holder: Holder = (globalHolder.__appDb ??= {});
 
@@ -190,7 +190,7 @@ function createClient(): { client: Db; init: (client: Db) => Promise<void> } {
   const client = new SqliteClient({ adapter });
   return {
     client,
-    // STACK.md: WAL and NORMAL sync make claim-first writes race-free and fast. One statement per call.
+    // WAL and NORMAL sync make claim-first writes race-free and fast. One statement per call.
     init: async (c) => {
       await c.$queryRawUnsafe("PRAGMA journal_mode = WAL");
       await c.$executeRawUnsafe("PRAGMA synchronous = NORMAL");
@@ -235,9 +235,9 @@ export function connectedDriver(): Driver | undefined {
 }
 
 /**
- * Every write goes through a transaction (STACK.md: on SQLite a bare write issued while another request's
- * interactive transaction is open would run inside it). Keep `fn` short and free of anything but database
- * calls; when it claims a single-use row, the conditional update must be its first statement.
+ * Every write goes through a transaction (on SQLite a bare write issued while another request's interactive
+ * transaction is open would run inside it). Keep `fn` short and free of anything but database calls; when it
+ * claims a single-use row, the conditional update must be its first statement.
  */
 export async function write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
   const client = await db();

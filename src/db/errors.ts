@@ -1,5 +1,5 @@
-// Which failures mean "the database cannot answer right now" (CONTRACT.md 1 and 11: a 503 with Retry-After,
-// never a 500, and the service recovers by itself). Two kinds:
+// Which failures mean "the database cannot answer right now" (docs/rules/operations.md#database-outages: a 503
+// with Retry-After, never a 500, and the service recovers by itself). Two kinds:
 // - "busy": contention the next attempt will likely not meet (Prisma P1008/P2028/P2034, SQLITE_BUSY, a
 //   serialization failure or deadlock): Retry-After 1;
 // - "unavailable": the database cannot be reached or stopped answering: connection refused, timed out or

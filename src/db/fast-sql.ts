@@ -1,13 +1,14 @@
-// The statements of the hot paths, in one place and below Prisma (issue 8): a Prisma query costs 0.2-1 ms of
-// CPU where a prepared statement on the driver costs microseconds (STACK.md), and these run on every bearer
+// The statements of the hot paths, in one place and below Prisma (docs/design.md): a Prisma query costs 0.2-1
+// ms of CPU where a prepared statement on the driver costs microseconds, and these run on every bearer
 // request, introspection and token request. Prisma stays for everything else. Each is ONE statement (on
 // SQLite, one synchronous transaction, which nothing can interleave), on the connection Prisma already holds
 // (src/db/client.ts):
 // - bearerToken: the access token joined with what the handler needs next (the user, the client's
-//   first-party flag) and the grant's revocation (CONTRACT.md 1);
+//   first-party flag) and the grant's revocation (docs/rules/endpoints.md#api-authentication);
 // - tokenByValue: an access or refresh token by value for introspection and revocation (RFC 7662, 7009);
-// - rotateRefreshToken: the whole refresh rotation (RFC 6749 6, RFC 9700 4.14.2; CONTRACT.md 4), and on
-//   PostgreSQL rotateAtOnce, the same as one statement for a refresh that narrows no scope;
+// - rotateRefreshToken: the whole refresh rotation (RFC 6749 6, RFC 9700 4.14.2;
+//   docs/rules/tokens.md#refresh), and on PostgreSQL rotateAtOnce, the same as one statement for a refresh
+//   that narrows no scope;
 // - clientByClientId: the client of a token, revocation or introspection request, the first read of each
 //   (RFC 6749 2.3.1), and userByEmail, the password grant's resource owner (RFC 6749 4.3.2). Every column,
 //   typed as Prisma types it (from the declared column types), so that a column added to the model needs
@@ -15,11 +16,11 @@
 // - reserveSlots, releaseSlots: the limiter's reservation of one slot per key, and giving them back
 //   (src/limits/limiter.ts holds the rules): every password check and every other limited attempt takes one;
 // - startGrant: a new grant, its first tokens and its audit event (password and implicit grants), only for a
-//   user whose address is confirmed (README, Security: the rule is src/oauth/tokens.ts's; the statement
-//   checks it where it writes);
+//   user whose address is confirmed (docs/rules/accounts.md#unconfirmed-accounts: the rule is
+//   src/oauth/tokens.ts's; the statement checks it where it writes);
 // - rememberDpopProof: a DPoP proof's jti, refused when any instance saw it before (RFC 9449 11.1).
 // Tokens bound to a DPoP key (RFC 9449 6) carry the key's thumbprint (`jkt`) in their row: the bearer read
-// returns it, and every insert writes it (issue 12).
+// returns it, and every insert writes it (docs/rules/tokens.md#dpop).
 // The rules stay in the domain files that call these; this file only reads and writes.
 //
 // Single use holds as before. SQLite: a rotation is one BEGIN IMMEDIATE transaction that reads, decides,
@@ -67,7 +68,7 @@ export type RefreshTokenRow = {
   usedAt: Date | null;
   revokedAt: Date | null;
   jkt: string | null;
-  /** Whether the token's user has confirmed their address (README, Security). */
+  /** Whether the token's user has confirmed their address (docs/rules/accounts.md#unconfirmed-accounts). */
   userConfirmed: boolean;
 };
 
@@ -180,19 +181,19 @@ type SqliteDriver = Extract<Awaited<ReturnType<typeof driver>>, { kind: "sqlite"
 // goes on. Each request still sees the database as of a moment after it arrived: nothing another request,
 // process or instance commits later than that can have been answered to a client yet.
 //
-// Live tokens the reader has found are kept (a validated-token cache, issue 8) for as long as nothing has been
-// committed since. The first read of each run asks SQLite's data_version (a read transaction of its own when
-// every read of the run hits), which differs from the last answer whenever any other connection has committed
-// anything to the file (Prisma's connection in this process, another worker, another process such as the CLI;
-// the reader itself writes nothing, it is query_only), and a change empties the cache. It is asked before any
-// statement of the run, so a token the run reads and keeps is at least as recent as the version it is kept
-// under (a commit in between empties the cache at the next run, for nothing). So a token revoked, deleted or
-// expired, its grant revoked, its user renamed or its client changed is never answered from the cache to a
-// request that arrived after the commit, on any instance. Only live tokens are kept, with their expiry
-// (checked on every hit against the clock), at most TOKEN_CACHE_SIZE of them (env.ts; 0 turns the cache off),
-// by digest, the oldest dropped first. PostgreSQL has no such cheap
-// question (an instance would need a round trip to learn of another's commit): there the instances hold a
-// lease on their caches instead (src/db/pg-token-cache.ts).
+// Live tokens the reader has found are kept (a validated-token cache, docs/design.md) for as long as nothing
+// has been committed since. The first read of each run asks SQLite's data_version (a read transaction of its
+// own when every read of the run hits), which differs from the last answer whenever any other connection has
+// committed anything to the file (Prisma's connection in this process, another worker, another process such as
+// the CLI; the reader itself writes nothing, it is query_only), and a change empties the cache. It is asked
+// before any statement of the run, so a token the run reads and keeps is at least as recent as the version it
+// is kept under (a commit in between empties the cache at the next run, for nothing). So a token revoked,
+// deleted or expired, its grant revoked, its user renamed or its client changed is never answered from the
+// cache to a request that arrived after the commit, on any instance. Only live tokens are kept, with their
+// expiry (checked on every hit against the clock), at most TOKEN_CACHE_SIZE of them (env.ts; 0 turns the cache
+// off), by digest, the oldest dropped first. PostgreSQL has no such cheap question (an instance would need a
+// round trip to learn of another's commit): there the instances hold a lease on their caches instead
+// (src/db/pg-token-cache.ts).
 type CachedToken = { token: BearerToken; expiresAtMs: number };
 type Snapshot = {
   /** Whether this synchronous run has opened the read transaction and checked data_version (end() is queued). */
@@ -435,11 +436,11 @@ async function pgRotate(pool: pg.Pool, digest: string, decide: (row: RefreshToke
 // CPU than everything else a bearer read does (the writes and reads on its socket, the protocol), so under
 // load one round trip serves several requests; alone, a request still makes exactly one. Each request sees
 // the database as of its own arrival or later, and gets a row of its own.
-// One caller's key never fails another's lookup (README, Security): a key that PostgreSQL text cannot take
-// (U+0000: SQLSTATE 22021, which would fail the whole statement) matches no row, so it joins no batch and is
-// answered "not found" at once; and a batch whose statement fails for anything but the database's failure to
-// answer (src/db/errors.ts: that one is every caller's) is retried one key at a time, so that only the
-// callers of the key the database refused get its error.
+// One caller's key never fails another's lookup (docs/rules/endpoints.md#shared-work): a key that PostgreSQL
+// text cannot take (U+0000: SQLSTATE 22021, which would fail the whole statement) matches no row, so it joins
+// no batch and is answered "not found" at once; and a batch whose statement fails for anything but the
+// database's failure to answer (src/db/errors.ts: that one is every caller's) is retried one key at a
+// time, so that only the callers of the key the database refused get its error.
 export type PendingLookup<R> = { key: string; resolve: (row: R | null) => void; reject: (error: unknown) => void };
 type LookupName = "bearer" | "refresh" | "client" | "userByEmail";
 const pendingLookups = new Map<string, Array<PendingLookup<pg.QueryResultRow>>>();

@@ -1,7 +1,8 @@
-// The migration runner (STACK.md: `prisma migrate` needs a schema-engine binary that cannot be downloaded
-// here). Migrations are SQL files in Prisma's layout, one folder per database: prisma/<kind>/migrations/
-// <timestamp>_<name>/migration.sql. Each file is applied in its own transaction and recorded with its
-// SHA-256; start-up is refused if a file that was applied has changed since, or has disappeared.
+// The migration runner (`prisma migrate` needs Prisma's native schema-engine binary, which this project does
+// not download: see scripts/prisma-generate.mjs). Migrations are SQL files in Prisma's layout, one folder per
+// database: prisma/<kind>/migrations/<timestamp>_<name>/migration.sql. Each file is applied in its own
+// transaction and recorded with its SHA-256; start-up is refused if a file that was applied has changed since,
+// or has disappeared.
 import Database from "better-sqlite3";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";

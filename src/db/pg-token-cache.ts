@@ -1,6 +1,6 @@
-// The validated-token cache on PostgreSQL (issue 8: "a token deleted or revoked on any instance must be refused
-// by every instance on its next request"). SQLite's cache asks data_version (src/db/fast-sql.ts); an
-// instance on PostgreSQL cannot learn of another's commit without a round trip, which is the cost the cache
+// The validated-token cache on PostgreSQL (docs/design.md: a token deleted or revoked on any instance is
+// refused by every instance on its next request). SQLite's cache asks data_version (src/db/fast-sql.ts);
+// an instance on PostgreSQL cannot learn of another's commit without a round trip, which is the cost the cache
 // saves. So the instances keep a lease on their caches instead, bounded by time:
 //
 // 1. Every commit that could make a cached answer wrong tells every instance: triggers on "AccessToken" (any
@@ -140,7 +140,7 @@ export class PgTokenCache {
     this.heartbeatSentAt = now;
     this.querying = true;
     // NOTIFY by the simple protocol costs this process about two thirds of a parameterised pg_notify() (67-108
-    // against 105-170 µs a heartbeat, measured for issue 8); the channel is our own hex name and the payload a
+    // against 105-170 µs a heartbeat, as measured); the channel is our own hex name and the payload a
     // number, so nothing from outside is quoted.
     listener.query(`NOTIFY "${this.heartbeatChannel}", '${now}'`).then(
       () => (this.querying = false),

@@ -1,9 +1,9 @@
-// The person's decision on a device authorization (RFC 8628 3.3, CONTRACT.md 10), posted from the consent
-// page of CONTRACT.md 3 like any other. One conditional write decides it (pending and unexpired only), so
-// that two decisions, or a decision and an expiry, never both count; approval records `consent.granted` in
-// the same transaction. The device learns the outcome from its next poll. Device flows are asked every time
-// (the person must compare the code on the device with the one on the page: RFC 8628 5.4), so the consent
-// is not remembered for the code flow.
+// The person's decision on a device authorization (RFC 8628 3.3, docs/rules/tokens.md#device-flow), posted
+// from the consent page (docs/rules/tokens.md#consent) like any other. One conditional write decides it
+// (pending and unexpired only), so that two decisions, or a decision and an expiry, never both count; approval
+// records `consent.granted` in the same transaction. The device learns the outcome from its next poll. Device
+// flows are asked every time (the person must compare the code on the device with the one on the page: RFC
+// 8628 5.4), so the consent is not remembered for the code flow.
 import type { Client } from "@/generated/sqlite/client";
 import { now } from "@/clock";
 import { recordEventInTx } from "@/audit/record-event";

@@ -1,7 +1,7 @@
-// The device authorization grant (RFC 8628, CONTRACT.md 10) against the real route handlers and database:
-// the device authorization endpoint, the /device form's post (normalised codes, CSRF, Origin, the per-user
-// limit on wrong codes), the consent page's decision, and every answer of the token endpoint while polling,
-// including concurrent polls of an approved code.
+// The device authorization grant (RFC 8628, docs/rules/tokens.md#device-flow) against the real route handlers
+// and database: the device authorization endpoint, the /device form's post (normalised codes, CSRF, Origin,
+// the per-user limit on wrong codes), the consent page's decision, and every answer of the token endpoint
+// while polling, including concurrent polls of an approved code.
 import { createHash } from "node:crypto";
 import { decodeJwt } from "jose";
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,10 +1,10 @@
-// The device authorization endpoint, POST /api/connect/oauth2/device/ (RFC 8628 3.1 and 3.2, CONTRACT.md 10).
-// A client of the device_code grant (public, or confidential and authenticated as at the token endpoint)
-// asks for a device code and a user code; the person types the user code at verification_uri (/device).
-// The device code is stored only as its SHA-256 digest. A client holds at most MAX_LIVE_DEVICE_AUTHORIZATIONS
-// unexpired device authorizations (then 429 rate_limited, Retry-After until the first of them expires; README,
-// Security): counted and inserted in one transaction serialised per client (src/limits/limiter.ts), so that a
-// burst cannot pass the cap.
+// The device authorization endpoint, POST /api/connect/oauth2/device/ (RFC 8628 3.1 and 3.2,
+// docs/rules/tokens.md#device-flow). A client of the device_code grant (public, or confidential and
+// authenticated as at the token endpoint) asks for a device code and a user code; the person types the user
+// code at verification_uri (/device). The device code is stored only as its SHA-256 digest. A client holds at
+// most MAX_LIVE_DEVICE_AUTHORIZATIONS unexpired device authorizations (then 429 rate_limited, Retry-After
+// until the first of them expires; docs/rules/accounts.md#limits): counted and inserted in one transaction
+// serialised per client (src/limits/limiter.ts), so that a burst cannot pass the cap.
 import { now } from "@/clock";
 import { env } from "@/env";
 import { readBody } from "@/http/body";

@@ -1,7 +1,7 @@
-// User codes of the device flow (RFC 8628 6.1, CONTRACT.md 10): 8 letters from BCDFGHJKLMNPQRSTVWXZ (no
-// vowels, so no words; no letters that look like digits), about 34.6 bits, shown as WDJB-MJHT. Input is
-// accepted in any case, with or without the dash or spaces; wrong guesses are limited per user
-// (src/device/verify-user-code.ts), which RFC 8628 5.1 asks for at this entropy.
+// User codes of the device flow (RFC 8628 6.1, docs/rules/tokens.md#device-flow): 8 letters from
+// BCDFGHJKLMNPQRSTVWXZ (no vowels, so no words; no letters that look like digits), about 34.6 bits, shown as
+// WDJB-MJHT. Input is accepted in any case, with or without the dash or spaces; wrong guesses are limited per
+// user (src/device/verify-user-code.ts), which RFC 8628 5.1 asks for at this entropy.
 import { randomInt } from "node:crypto";
 
 export const USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ";

@@ -1,11 +1,11 @@
-// The /device form's post, POST /device/verify (RFC 8628 3.3, CONTRACT.md 10): a signed-in person typed the
-// user code shown on their device. A pending, unexpired code leads to the consent page of CONTRACT.md 3 with
-// the approval sealed like an authorization request (bound to the person, ten minutes); anything else is a
-// wrong code, and wrong codes are limited per person (10 in 15 minutes, then a 429 page), which keeps the
-// 34-bit user codes out of reach of guessing (RFC 8628 5.1). Each guess takes its slot before the code is
-// looked up, in one atomic step (src/limits/limiter.ts), and gives it back when the code was right, so that a
-// burst of guesses sent at once gets at most 10 looked up. The form is protected like the consent form:
-// our own Origin and a CSRF token bound to the person.
+// The /device form's post, POST /device/verify (RFC 8628 3.3, docs/rules/pages.md#device-page): a signed-in
+// person typed the user code shown on their device. A pending, unexpired code leads to the consent page
+// (docs/rules/tokens.md#consent) with the approval sealed like an authorization request (bound to the person,
+// ten minutes); anything else is a wrong code, and wrong codes are limited per person (10 in 15 minutes, then
+// a 429 page), which keeps the 34-bit user codes out of reach of guessing (RFC 8628 5.1). Each guess takes its
+// slot before the code is looked up, in one atomic step (src/limits/limiter.ts), and gives it back when the
+// code was right, so that a burst of guesses sent at once gets at most 10 looked up. The form is protected
+// like the consent form: our own Origin and a CSRF token bound to the person.
 import { now } from "@/clock";
 import { env } from "@/env";
 import { recordEvent } from "@/audit/record-event";

@@ -1,7 +1,9 @@
-// Issue 12 (CONTRACT.md 13) against the real route handlers and database: RFC 9728 protected resource
-// metadata and challenges, RFC 8707 resource indicators, and RFC 9449 DPoP at the token endpoint and on /api
-// (bound tokens, every proof rule, replays, refresh-token binding of public clients, introspection, UserInfo),
-// including a jti replayed against a second server process on the same database.
+// Sender-constrained tokens and resources (docs/rules/tokens.md#dpop,
+// docs/rules/tokens.md#resource-indicators, docs/rules/tokens.md#protected-resource-metadata) against the real
+// route handlers and database: RFC 9728 protected resource metadata and challenges, RFC 8707 resource
+// indicators, and RFC 9449 DPoP at the token endpoint and on /api (bound tokens, every proof rule, replays,
+// refresh-token binding of public clients, introspection, UserInfo), including a jti replayed against a second
+// server process on the same database.
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { advanceClock, nowMs, resetClock } from "@/clock";

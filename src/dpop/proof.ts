@@ -1,5 +1,5 @@
-// DPoP proofs (RFC 9449 4.3, CONTRACT.md 13): the checks a server makes of the `DPoP` header, with jose for
-// the JWS and the JWK thumbprint (RFC 7638).
+// DPoP proofs (RFC 9449 4.3, docs/rules/tokens.md#dpop): the checks a server makes of the `DPoP` header, with
+// jose for the JWS and the JWK thumbprint (RFC 7638).
 // - one header holding one compact JWS whose `typ` is `dpop+jwt` and whose `alg` is ES256 or RS256 (4.2);
 // - `jwk` a public key (no private members: 4.3 step 7), and the signature verifies with it;
 // - `htm` the request's method; `htu` the request's URL as the client sees it (APP_URL and the path), query

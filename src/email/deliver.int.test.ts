@@ -1,6 +1,8 @@
-// Outbox delivery (CONTRACT.md 6): claim-first, retries with backoff, `failed` after the limit, and the
-// `mail:deliver` command. The only stand-in is the transport, in place of the mail provider's network call.
-// Every test delivers only its own messages (`ids`), since the outbox is shared with test files running at once.
+// Outbox delivery (docs/rules/permission-requests.md#mail-and-the-outbox,
+// docs/rules/operations.md#mail-delivery): claim-first, retries with backoff, `failed` after the limit, and
+// the `mail:deliver` command. The only stand-in is the transport, in place of the mail provider's network
+// call. Every test delivers only its own messages (`ids`), since the outbox is shared with test files running
+// at once.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -70,7 +72,7 @@ describe("deliverDue()", () => {
     expect(calls).toHaveLength(2);
   });
 
-  // The schedule by its properties (issue 10 point 6), for any number of failed attempts.
+  // The schedule by its properties, for any number of failed attempts.
   it("retries first within a minute of a failure (with the sweep's delay), never sooner than the one before, never more than 30 minutes apart", () => {
     expect(backoffMs(1) + SWEEP_INTERVAL_MS).toBeLessThanOrEqual(MINUTE);
     fc.assert(
@@ -95,8 +97,9 @@ describe("deliverDue()", () => {
     expect(STALE_CLAIM_MS).toBeLessThanOrEqual(5 * MINUTE);
   });
 
-  it("retries a failing message on the contract's schedule: first within a minute, then growing waits of at most 30 minutes, up to a limit", async () => {
-    // CONTRACT.md 6 and 11: read off the outbox as deliveries fail, not copied from the code's table.
+  it("retries a failing message on its schedule: first within a minute, then growing waits of at most 30 minutes, up to a limit", async () => {
+    // docs/rules/operations.md#mail-delivery: read off the outbox as deliveries fail, not copied from the
+    // code's table.
     const { id } = await newMessage();
     const { transport, calls } = scripted("fail");
     const waits: number[] = [];

@@ -1,21 +1,23 @@
-// Delivery of the outbox (CONTRACT.md 6; statuses in src/email/outbox.ts). Each message is claimed with one
-// conditional update (pending and due, or a stale `sending` claim) before it is sent, so that two server
-// instances, the sweep and `mail:deliver` never send it twice; Resend also gets a per-message idempotency key,
-// which covers the one remaining gap (a worker that dies after Resend accepted the mail and before it could
-// mark it sent is reclaimed later, and Resend answers the retry with the first result).
+// Delivery of the outbox (docs/rules/permission-requests.md#mail-and-the-outbox; statuses in
+// src/email/outbox.ts). Each message is claimed with one conditional update (pending and due, or a stale
+// `sending` claim) before it is sent, so that two server instances, the sweep and `mail:deliver` never send it
+// twice; Resend also gets a per-message idempotency key, which covers the one remaining gap (a worker that
+// dies after Resend accepted the mail and before it could mark it sent is reclaimed later, and Resend answers
+// the retry with the first result).
 //
-// A failed attempt is retried with exponential backoff (CONTRACT.md 11, issue 10 point 6): the first retry is
-// due 30 seconds after the failure (the sweep, every SWEEP_INTERVAL_MS, then sends it within a minute of the
-// failure), then 1, 2, 4, ... minutes, at most 30 minutes apart; after MAX_ATTEMPTS (about three hours of
-// trying) the message stays `failed`, visible in `mail:list`. A send that does not answer within
+// A failed attempt is retried with exponential backoff (docs/rules/operations.md#mail-delivery): the first
+// retry is due 30 seconds after the failure (the sweep, every SWEEP_INTERVAL_MS, then sends it within a minute
+// of the failure), then 1, 2, 4, ... minutes, at most 30 minutes apart; after MAX_ATTEMPTS (about three hours
+// of trying) the message stays `failed`, visible in `mail:list`. A send that does not answer within
 // SEND_TIMEOUT_MS counts as failed; a claim that a process never finished (it died) is taken again after
 // STALE_CLAIM_MS. RESEND_BASE_URL (the Resend SDK's own variable) points the transport at another API, e.g. a
-// local stand-in. Without RESEND_API_KEY there is no
-// transport: nothing is claimed and every message stays `pending`, readable in the outbox.
+// local stand-in. Without RESEND_API_KEY there is no transport: nothing is claimed and every message stays
+// `pending`, readable in the outbox.
 //
 // A message that carries a single-use link (a redeem or confirmation token) also holds a copy without it;
 // when the provider accepts the message, that copy replaces the text and HTML in the same update that marks
-// it sent, so that no live token stays at rest (CONTRACT.md 14). Mail that was never sent keeps its link.
+// it sent, so that no live token stays at rest (docs/rules/permission-requests.md#mail-and-the-outbox). Mail
+// that was never sent keeps its link.
 import { Resend } from "resend";
 import { now, nowMs } from "@/clock";
 import { env } from "@/env";
@@ -138,7 +140,8 @@ async function attempt(id: number, transport: MailTransport, result: DeliveryRes
   const ours = { id, status: "sending", claimedAt };
   try {
     const { providerId } = await withTimeout(transport(message), SEND_TIMEOUT_MS);
-    // Once the provider has the mail, the stored copy loses its single-use link (CONTRACT.md 14).
+    // Once the provider has the mail, the stored copy loses its single-use link
+    // (docs/rules/permission-requests.md#mail-and-the-outbox).
     const redacted = {
       ...(message.redactedText !== null ? { text: message.redactedText, redactedText: null } : {}),
       ...(message.redactedHtml !== null ? { html: message.redactedHtml, redactedHtml: null } : {}),

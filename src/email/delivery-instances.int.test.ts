@@ -1,8 +1,9 @@
-// Outbox delivery as server instances do it (CONTRACT.md 6): "attempted right after the response and by a
-// periodic sweep in each server instance". Each instance is a separate process (src/testing/instance.ts)
-// whose Resend client is pointed at a local stand-in for Resend's API (src/testing/resend-stand-in.ts), the
-// one thing stood in for. The sweep delivers everything that is due, so its test gives its instances a
-// database of their own: on the shared test database it would send the mail other test files are reading.
+// Outbox delivery as server instances do it (docs/rules/permission-requests.md#mail-and-the-outbox): attempted
+// right after the response and by a periodic sweep in each server instance. Each instance is a separate
+// process (src/testing/instance.ts) whose Resend client is pointed at a local stand-in for Resend's API
+// (src/testing/resend-stand-in.ts), the one thing stood in for. The sweep delivers everything that is due, so
+// its test gives its instances a database of their own: on the shared test database it would send the mail
+// other test files are reading.
 import { randomBytes } from "node:crypto";
 import Database from "better-sqlite3";
 import { rmSync } from "node:fs";

@@ -1,6 +1,7 @@
-// What delivery logs (README "Mail"): each message sent, each failed attempt and the last one, and whether a
-// sweep starts at all. The log level is read once per process, so the modules are loaded afresh with
-// LOG_LEVEL=debug. Every test delivers only its own messages (`ids`), since the outbox is shared.
+// What delivery logs (docs/rules/operations.md#mail-delivery): each message sent, each failed attempt and the
+// last one, and whether a sweep starts at all. The log level is read once per process, so the modules are
+// loaded afresh with LOG_LEVEL=debug. Every test delivers only its own messages (`ids`), since the outbox is
+// shared.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { captureLog } from "@/testing/log-capture";
 import { uniqueEmail } from "@/testing/factories";

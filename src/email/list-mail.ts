@@ -1,7 +1,8 @@
-// The outbox as the admin CLI shows it (CONTRACT.md 7, `mail:list`): every message, newest first, optionally
-// only those to one address. Without RESEND_API_KEY this is where mail can be read (and where the end-to-end
-// tests read it), so the text and HTML bodies are included as stored: as written while unsent, and with any
-// single-use link replaced by a note once the provider accepted the message (CONTRACT.md 14).
+// The outbox as the admin CLI shows it (`mail:list`, docs/rules/operations.md#admin-cli): every message,
+// newest first, optionally only those to one address. Without RESEND_API_KEY this is where mail can be read
+// (and where the end-to-end tests read it), so the text and HTML bodies are included as stored: as written
+// while unsent, and with any single-use link replaced by a note once the provider accepted the message
+// (docs/rules/permission-requests.md#mail-and-the-outbox).
 import { z } from "zod";
 import { parseInput } from "@/http/validate";
 import { db } from "@/db/client";

@@ -1,6 +1,6 @@
-// The transactional outbox (CONTRACT.md 6): a message is written in the same transaction as what it
-// announces, so that a request is never created without its mail and no mail goes out for a request that was
-// rolled back. src/email/deliver.ts sends it.
+// The transactional outbox (docs/rules/permission-requests.md#mail-and-the-outbox): a message is written in
+// the same transaction as what it announces, so that a request is never created without its mail and no mail
+// goes out for a request that was rolled back. src/email/deliver.ts sends it.
 //
 // Status of a MailMessage (what `mail:list` shows):
 //   pending  waiting to be sent: not tried yet, or a retry is scheduled at nextAttemptAt, or no RESEND_API_KEY
@@ -8,7 +8,7 @@
 //   sending  claimed by one worker, which is talking to Resend right now (a claim older than a few minutes is
 //            taken to be a crashed worker and claimed again)
 //   sent     accepted by Resend; providerId holds Resend's id. A message that carried a single-use link now
-//            holds its redacted copy instead (CONTRACT.md 14: no live token at rest)
+//            holds its redacted copy instead (no live token at rest)
 //   failed   every attempt failed (MAX_ATTEMPTS); lastError says why; nothing retries it
 import { now } from "@/clock";
 import type { Tx } from "@/db/client";

@@ -1,8 +1,9 @@
-// Delivery of the whole outbox in-process (CONTRACT.md 6): the periodic sweep each instance runs, delivery
-// right after a response, and a provider outage. These deliver everything that is due, so this file runs on a
-// database of its own: a new SQLite file, migrated by the same runner, chosen before anything reads the
-// environment (each test file runs in its own worker, with its own environment and database client). On the
-// shared test database the sweep would send the mail other test files are reading.
+// Delivery of the whole outbox in-process (docs/rules/permission-requests.md#mail-and-the-outbox): the
+// periodic sweep each instance runs, delivery right after a response, and a provider outage. These deliver
+// everything that is due, so this file runs on a database of its own: a new SQLite file, migrated by the same
+// runner, chosen before anything reads the environment (each test file runs in its own worker, with its own
+// environment and database client). On the shared test database the sweep would send the mail other test files
+// are reading.
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 

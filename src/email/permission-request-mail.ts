@@ -1,8 +1,9 @@
 // Renders the permission-request e-mail (emails/permission-request.tsx) to its subject, HTML and plain text.
 // Rendering happens before the database transaction that writes the request and its outbox row, so that the
-// transaction holds nothing but database calls (STACK.md). Names people chose pass through noLinks() so that
-// mail clients do not link them (CONTRACT.md 14), and a second copy without the link is rendered for the
-// outbox to keep once the provider accepted the mail (src/email/deliver.ts).
+// transaction holds nothing but database calls (src/db/client.ts). Names people chose pass through noLinks()
+// so that mail clients do not link them (docs/rules/permission-requests.md#who-sees-an-e-mail-address), and a
+// second copy without the link is rendered for the outbox to keep once the provider accepted the mail
+// (src/email/deliver.ts).
 import { createElement } from "react";
 import PermissionRequestEmail, { permissionRequestSummary, type PermissionRequestEmailProps } from "@emails/permission-request";
 import { noLinks } from "@/email/no-links";

@@ -1,4 +1,4 @@
-// RESEND_BASE_URL (the Resend SDK's own variable; CONTRACT.md 11, issue 10 point 6): with it and
+// RESEND_BASE_URL (the Resend SDK's own variable; docs/rules/operations.md#mail-delivery): with it and
 // RESEND_API_KEY set, the outbox's own transport talks to that API, here a local stand-in for Resend.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -1,10 +1,11 @@
-// The outbox sweep each server process runs and delivery right after a response (CONTRACT.md 6 and 10,
-// src/email/sweep.ts, src/email/deliver-soon.ts): the runs that follow the first one, what the operator
-// reads in the log (a run that sent or failed something, a run that broke, never an idle run), a failing
-// run not stopping the next, and shutdown waiting for a run in progress. The sweep's own timers are driven
-// with vitest's fake setTimeout/setInterval (nothing else is faked: the clock, the database and the HTTP
-// calls to the Resend stand-in are real). Like own-outbox.int.test.ts this file delivers everything that is
-// due, so it runs on a database of its own, chosen before anything reads the environment.
+// The outbox sweep each server process runs and delivery right after a response
+// (docs/rules/permission-requests.md#mail-and-the-outbox, src/email/sweep.ts, src/email/deliver-soon.ts): the
+// runs that follow the first one, what the operator reads in the log (a run that sent or failed something, a
+// run that broke, never an idle run), a failing run not stopping the next, and shutdown waiting for a run in
+// progress. The sweep's own timers are driven with vitest's fake setTimeout/setInterval (nothing else is
+// faked: the clock, the database and the HTTP calls to the Resend stand-in are real). Like
+// own-outbox.int.test.ts this file delivers everything that is due, so it runs on a database of its own,
+// chosen before anything reads the environment.
 import { rmSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";

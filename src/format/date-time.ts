@@ -1,4 +1,4 @@
-// The one date formatter of pages and mail (issue 11): day, month name, year and time, in the reader's locale
+// The one date formatter of pages and mail: day, month name, year and time, in the reader's locale
 // where it is known (a page's Accept-Language) and in the reader's time zone where it is known (the `tz`
 // cookie the pages set from the browser), always with the time zone named ("29 Nov 2026, 14:05 UTC",
 // "Nov 29, 2026, 3:05 PM GMT+1"), so that no date is ambiguous. Mail goes to a reader whose locale and time

@@ -1,6 +1,6 @@
-// /settings/apps (CONTRACT.md 12): every app the user approved, also before it used a token, with its scopes and
-// when it was approved; disconnecting forgets the consent and revokes every token, with consent.revoked and
-// token.revoked in the audit log.
+// /settings/apps (docs/rules/pages.md#connected-apps): every app the user approved, also before it used a
+// token, with its scopes and when it was approved; disconnecting forgets the consent and revokes every token,
+// with consent.revoked and token.revoked in the audit log.
 import { describe, expect, it } from "vitest";
 import { disconnectApp, listConnectedApps } from "@/grants/connected-apps";
 import { consentCsrfToken } from "@/oauth/authorization-request";

@@ -1,12 +1,12 @@
-// The apps that a user let use their account (/settings/apps; CONTRACT.md 12). An app is listed when the user
-// approved it on the consent page (a remembered Consent, which lets it through without asking again, even
-// before it has used a token) or when it holds a live token of the user (a password or client of the user's
-// own, a device, a public client asked every time). Each shows the scopes approved or granted, when it was
-// approved (or first connected), and when it last got a token.
+// The apps that a user let use their account (/settings/apps; docs/rules/pages.md#connected-apps). An app is
+// listed when the user approved it on the consent page (a remembered Consent, which lets it through without
+// asking again, even before it has used a token) or when it holds a live token of the user (a password or
+// client of the user's own, a device, a public client asked every time). Each shows the scopes approved or
+// granted, when it was approved (or first connected), and when it last got a token.
 //
 // Disconnecting forgets the consent (the app must ask again) and revokes every grant of that client for the
 // user, with all its tokens, in one transaction that also records `consent.revoked` and, when live tokens
-// went, `token.revoked` (CONTRACT.md 11).
+// went, `token.revoked` (docs/rules/operations.md#audit-log).
 import { recordEventInTx } from "@/audit/record-event";
 import { now } from "@/clock";
 import { db, write, type Tx } from "@/db/client";

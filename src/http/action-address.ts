@@ -1,5 +1,5 @@
-// The client address inside a server action or server component (CONTRACT.md 1): the rule of clientAddress()
-// (src/http/client-address.ts), read from the headers Next gives the action.
+// The client address inside a server action or server component (docs/rules/endpoints.md#client-address): the
+// rule of clientAddress() (src/http/client-address.ts), read from the headers Next gives the action.
 import { env } from "@/env";
 import { clientAddressFromForwarded } from "@/http/client-address";
 

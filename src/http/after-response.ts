@@ -1,6 +1,7 @@
 // Work to run once the response has been sent: mail delivery right after the request that wrote it
-// (CONTRACT.md 6). Next's after() only works inside Next's own request scope, which the fast lane of the
-// custom server (src/server/fast-lane.ts) bypasses; so the project has its own hook:
+// (docs/rules/permission-requests.md#mail-and-the-outbox). Next's after() only works inside Next's own request
+// scope, which the fast lane of the custom server (src/server/fast-lane.ts) bypasses; so the project has its
+// own hook:
 // - on the fast lane (`npm start`, and the integration tests' dispatcher), the request context holds a queue
 //   that the lane runs once the response has been written to the socket;
 // - under Next (`npm run dev`, and anything the custom server passes on to Next), Next's after() runs it;

@@ -1,8 +1,8 @@
-// CONTRACT.md 1: the client address is the socket's; X-Forwarded-For is believed only with TRUST_PROXY=1.
-// The server in front of every handler appends the socket's address to X-Forwarded-For (as a proxy does), so
-// the requests below carry the header as that server passes it on: whatever the client sent, then the peer.
-// This checks the rule where every /api handler meets it: the client address that route() puts into the
-// request context (src/http/request-context.ts), with the environment read afresh for each setting.
+// docs/rules/endpoints.md#client-address: the client address is the socket's; X-Forwarded-For is believed only
+// with TRUST_PROXY=1. The server in front of every handler appends the socket's address to X-Forwarded-For (as
+// a proxy does), so the requests below carry the header as that server passes it on: whatever the client sent,
+// then the peer. This checks the rule where every /api handler meets it: the client address that route() puts
+// into the request context (src/http/request-context.ts), with the environment read afresh for each setting.
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 const original = process.env.TRUST_PROXY;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { clientAddressFromForwarded, UNKNOWN_ADDRESS } from "@/http/client-address";
 
-describe("client address (CONTRACT.md 1)", () => {
+describe("client address", () => {
   it("is the peer the server appended last, whatever the client put before it, without TRUST_PROXY", () => {
     expect(clientAddressFromForwarded("6.6.6.6, 203.0.113.9", false)).toBe("203.0.113.9");
     expect(clientAddressFromForwarded("203.0.113.9", false)).toBe("203.0.113.9");

@@ -1,5 +1,5 @@
-// The client address of a request, for rate limits and the audit log (CONTRACT.md 1): the socket's address;
-// `X-Forwarded-For` is believed only with TRUST_PROXY=1.
+// The client address of a request, for rate limits and the audit log (docs/rules/endpoints.md#client-address):
+// the socket's address; `X-Forwarded-For` is believed only with TRUST_PROXY=1.
 //
 // The server in front of every handler (src/server/, `npm start`) makes the header trustworthy: it appends the
 // socket's peer address to `X-Forwarded-For` on every request it passes on, as a proxy does. So the last entry

@@ -1,9 +1,11 @@
-// The collection envelope and paging of CONTRACT.md 1, in one place for every list endpoint:
+// The collection envelope and paging of docs/rules/endpoints.md#collections, in one place for every list
+// endpoint:
 //   {"meta": {"limit", "offset", "total_count", "next", "previous"}, "objects": [...]}
 // `limit` defaults to 20 (at most 100), `offset` to 0; `next`/`previous` are paths with their query string,
-// or null. Filtering and sorting are not supported (SPEC.md 2.2), so any other query parameter is a 400
-// rather than being silently ignored: a client that filters must learn that it got everything. A query
-// parameter holding a control character is a 400 naming it (the input rule, src/http/input-text.ts).
+// or null. Filtering and sorting are not supported (docs/rules/endpoints.md#collections), so any other query
+// parameter is a 400 rather than being silently ignored: a client that filters must learn that it got
+// everything. A query parameter holding a control character is a 400 naming it (the input rule,
+// src/http/input-text.ts).
 import { badRequest, InputError } from "@/http/errors";
 import { controlCharacterField } from "@/http/input-text";
 

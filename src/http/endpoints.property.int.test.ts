@@ -1,4 +1,4 @@
-// The request-level twin of src/http/parsers.property.test.ts (issue 10 point 7): arbitrary bodies, in every
+// The request-level twin of src/http/parsers.property.test.ts (docs/testing.md): arbitrary bodies, in every
 // encoding the endpoints take, and arbitrary paths and query strings, sent to the real endpoints through the
 // production dispatcher: every answer is a 2xx or a 4xx with a JSON {"error"}, never a 500. Strings hold the
 // characters of the input rule (src/http/input-text.ts) too: U+0000 (which PostgreSQL text cannot hold) and

@@ -1,5 +1,6 @@
-// Errors a request can end in. Every one becomes {"error": "<string>"} with its status (CONTRACT.md 1);
-// anything else thrown is a server_error whose details go only to the log.
+// Errors a request can end in. Every one becomes {"error": "<string>"} with its status
+// (docs/rules/endpoints.md#error-bodies); anything else thrown is a server_error whose details go only to the
+// log.
 import { controlCharacterMessage } from "@/http/input-text";
 
 export class ApiError extends Error {
@@ -41,8 +42,9 @@ export const methodNotAllowed = (allow: string[], message = "method not allowed"
 
 /**
  * Too much work of one kind already waiting (password hashing, src/users/passwords.ts): refused at once with
- * 503 and `Retry-After: 1` rather than queued behind the others (README, Security). At an OAuth endpoint the
- * body is {"error": "temporarily_unavailable"} (RFC 6749 4.1.2.1; src/http/route.ts), elsewhere this message.
+ * 503 and `Retry-After: 1` rather than queued behind the others (docs/rules/accounts.md#password-hashing). At
+ * an OAuth endpoint the body is {"error": "temporarily_unavailable"} (RFC 6749 4.1.2.1; src/http/route.ts),
+ * elsewhere this message.
  */
 export class ServiceBusy extends ApiError {
   override name = "ServiceBusy";

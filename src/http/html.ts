@@ -1,11 +1,13 @@
 // The few HTML answers that browser endpoints give without a page component: the authorization endpoint's
-// error page (an unknown client or redirect URI must never redirect, CONTRACT.md 3), the consent decision's and
-// the device form's. They look like the site's own pages (its header, fonts and colours, dark mode too:
-// CONTRACT.md 12) and tell developers the OAuth error code and the client_id. The style sheet is inline and
-// allowed by its hash alone; there is no script.
+// error page (an unknown client or redirect URI must never redirect,
+// docs/rules/tokens.md#authorization-errors), the consent decision's and the device form's. They look like the
+// site's own pages (its header, fonts and colours, dark mode too: docs/rules/pages.md#error-pages) and tell
+// developers the OAuth error code and the client_id. The style sheet is inline and allowed by its hash alone;
+// there is no script.
 // Under an https APP_URL they, and the redirects of the same endpoints, carry Strict-Transport-Security
-// (RFC 6797; README, Security) whoever serves them: the fast lane adds it too, but Next serves
-// /consent/decide and /device/verify, and `npm run dev` everything, without the page proxy's headers.
+// (RFC 6797; docs/rules/operations.md#security-headers) whoever serves them: the fast lane adds it too, but
+// Next serves /consent/decide and /device/verify, and `npm run dev` everything, without the page proxy's
+// headers.
 import { createHash } from "node:crypto";
 import { env } from "@/env";
 import { hstsHeaders, isHttpsUrl } from "@/http/security-headers";

@@ -1,8 +1,8 @@
-// One caller's input never fails another's request (README, Security): lookups gathered into one statement
-// (src/db/fast-sql.ts pgLookup) and the input rule (src/http/input-text.ts). A client_id holding a NUL
-// byte, which PostgreSQL text cannot hold (SQLSTATE 22021), sent beside legitimate requests in the same turn of
-// the event loop: the legitimate ones are answered as if it were not there, the NUL one is a 400, and nothing
-// is logged as an unexpected error.
+// One caller's input never fails another's request (docs/rules/endpoints.md#shared-work): lookups gathered
+// into one statement (src/db/fast-sql.ts pgLookup) and the input rule (src/http/input-text.ts). A
+// client_id holding a NUL byte, which PostgreSQL text cannot hold (SQLSTATE 22021), sent beside legitimate
+// requests in the same turn of the event loop: the legitimate ones are answered as if it were not there, the
+// NUL one is a 400, and nothing is logged as an unexpected error.
 import pg from "pg";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setEnvForTests } from "@/env";

@@ -1,9 +1,9 @@
-// The input rule (src/http/input-text.ts, README, Security) at every endpoint, through the production
-// dispatcher on the suite's database (SQLite, and PostgreSQL, where text cannot hold U+0000): a NUL byte or
-// another control character in any parameter is a 400 naming the field (invalid_request on OAuth endpoints,
-// invalid_client_metadata at registration, the error page or the error redirect at the authorization
-// endpoint), never a 500 and never logged as an unexpected error; names a person reads also refuse format
-// (bidi) and line-break characters.
+// The input rule (src/http/input-text.ts, docs/rules/endpoints.md#input-text) at every endpoint, through the
+// production dispatcher on the suite's database (SQLite, and PostgreSQL, where text cannot hold U+0000): a NUL
+// byte or another control character in any parameter is a 400 naming the field (invalid_request on OAuth
+// endpoints, invalid_client_metadata at registration, the error page or the error redirect at the
+// authorization endpoint), never a 500 and never logged as an unexpected error; names a person reads also
+// refuse format (bidi) and line-break characters.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "@/http/errors";
 import { setEnvForTests, type Env } from "@/env";

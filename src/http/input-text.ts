@@ -1,4 +1,4 @@
-// The input rule for text (README, Security), in one place for every way input is read:
+// The input rule for text (docs/rules/endpoints.md#input-text), in one place for every way input is read:
 // - Every parameter (query string, form or JSON body, every JSON string value at any depth and every key,
 //   HTTP Basic credentials, route path parameters) that holds a C0 control character (U+0000 to U+001F) or
 //   U+007F is refused with a 400 naming the field: no parameter of this service needs one, PostgreSQL text

@@ -1,8 +1,9 @@
-// CONTRACT.md 1 and 6: paths and query strings holding a token, a code or a secret are redacted in every log
-// line, and a permission token never appears in one. This reads what a real server instance prints (a
-// separate process at LOG_LEVEL=debug, src/testing/instance.ts) while it answers real requests over a socket:
-// ordinary ones, and ones that fail inside the server on paths that carry tokens (the database refuses the
-// write, src/testing/faults.ts), which are the requests whose path the server logs.
+// docs/rules/endpoints.md#records-and-identifiers, docs/rules/permission-requests.md#the-request-record: paths
+// and query strings holding a token, a code or a secret are redacted in every log line, and a permission token
+// never appears in one. This reads what a real server instance prints (a separate process at LOG_LEVEL=debug,
+// src/testing/instance.ts) while it answers real requests over a socket: ordinary ones, and ones that fail
+// inside the server on paths that carry tokens (the database refuses the write, src/testing/faults.ts), which
+// are the requests whose path the server logs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nowMs } from "@/clock";
 import { createBundle } from "@/bundles/create-bundle";
@@ -79,7 +80,8 @@ describe("log lines of a real server instance", () => {
     const refreshed = (await refresh.json()) as { access_token: string; refresh_token: string };
     Object.assign(secrets, { "refreshed access token": refreshed.access_token, "refreshed refresh token": refreshed.refresh_token });
     const query = new URLSearchParams({ response_type: "token", client_id: implicit.client_id, client_secret: implicit.client_secret!, scope: "readonly admin", state: "st" });
-    // Signed out and invalid (the admin scope): the error page, not a redirect (CONTRACT.md 14).
+    // Signed out and invalid (the admin scope): the error page, not a redirect
+    // (docs/rules/tokens.md#authorization-errors).
     const refused = await send(`/api/connect/oauth2/auth/?${query}`, { headers: { cookie: "" } });
     expect(refused.status).toBe(400);
 

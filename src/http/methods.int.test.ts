@@ -1,8 +1,8 @@
-// CONTRACT.md 1 on every route of the fast lane's table (app/api/**/route.ts and app/.well-known/**/route.ts,
-// next-auth's aside): a method a path does not have is 405 with `Allow` and a JSON error, and OPTIONS lists
-// the methods. Checked twice: through the module's own exports, which is how `next dev` and Next call a route
-// (a method the module does not export would get Next's empty 405 without `Allow`), and through the fast
-// lane's dispatcher, which `npm start` runs.
+// docs/rules/endpoints.md#status-codes on every route of the fast lane's table (app/api/**/route.ts and
+// app/.well-known/**/route.ts, next-auth's aside): a method a path does not have is 405 with `Allow` and a
+// JSON error, and OPTIONS lists the methods. Checked twice: through the module's own exports, which is how
+// `next dev` and Next call a route (a method the module does not export would get Next's empty 405 without
+// `Allow`), and through the fast lane's dispatcher, which `npm start` runs.
 import { describe, expect, it } from "vitest";
 import { dispatch } from "@/server/dispatch";
 import { buildRouteTable, type RouteModule } from "@/server/routes";
@@ -25,8 +25,8 @@ function samplePath(pattern: string): { path: string; params: Record<string, str
 
 const routes = table.routes.filter((route) => route.pattern !== "/api/[...rest]");
 
-describe("every /api route answers a method it does not have with 405, Allow and JSON (CONTRACT.md 1)", () => {
-  it("covers the routes the README names, health and ready among them", () => {
+describe("every /api route answers a method it does not have with 405, Allow and JSON", () => {
+  it("covers the routes docs/api.md names, health and ready among them", () => {
     const patterns = routes.map((route) => route.pattern);
     for (const expected of ["/api/health", "/api/ready", "/api/bundle", "/api/connect/oauth2/token", "/.well-known/oauth-authorization-server"]) {
       expect(patterns).toContain(expected);

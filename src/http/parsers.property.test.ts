@@ -1,4 +1,4 @@
-// Property-based tests (issue 10 point 7, fast-check) of every parser and validator of client input: for any
+// Property-based tests (fast-check, docs/testing.md) of every parser and validator of client input: for any
 // input each gives a value or a 4xx error, never another throw (which route() would answer with a 500), and
 // what it gives keeps its rule. The request-level twin, src/http/endpoints.property.int.test.ts, sends
 // arbitrary bodies to the endpoints themselves.

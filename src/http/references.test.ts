@@ -3,7 +3,7 @@ import { idFromReference } from "@/http/references";
 
 const BUNDLES = "/api/bundle/";
 
-describe("references to resources (SPEC.md 2.2)", () => {
+describe("references to resources", () => {
   it("reads a positive safe integer, digits, a path or an absolute URL on APP_URL", () => {
     expect(idFromReference(7, BUNDLES)).toBe(7);
     expect(idFromReference(" 7 ", BUNDLES)).toBe(7);

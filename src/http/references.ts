@@ -1,6 +1,6 @@
-// References to other resources in request bodies (SPEC.md 2.2): a resource URI (the path, as in every
-// `resource_uri`, or the same path as an absolute URL on APP_URL), or the bare id as a number or a string of
-// digits. Users may also be named by e-mail (src/users/user-reference.ts).
+// References to other resources in request bodies (docs/rules/specification.md#permission-request-record): a
+// resource URI (the path, as in every `resource_uri`, or the same path as an absolute URL on APP_URL), or the
+// bare id as a number or a string of digits. Users may also be named by e-mail (src/users/user-reference.ts).
 import { env } from "@/env";
 
 const MAX_ID_DIGITS = 12;

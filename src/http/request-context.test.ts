@@ -1,7 +1,7 @@
 // route() inside the request context the fast lane makes (src/http/request-context.ts, src/server/fast-lane.ts):
 // the handler sees the client address (read from the request when first asked for), and the work it queues
-// with afterResponse() waits in the lane's queue until the response has been written (CONTRACT.md 6: mail goes
-// out after the request that wrote it), rather than starting at once.
+// with afterResponse() waits in the lane's queue until the response has been written (mail goes out after the
+// request that wrote it: docs/rules/permission-requests.md#mail-and-the-outbox), rather than starting at once.
 import { describe, expect, it } from "vitest";
 import { afterResponse } from "@/http/after-response";
 import { laneContext, requestContext, runAfterTasks, runWithRequestContext, type AfterTask } from "@/http/request-context";

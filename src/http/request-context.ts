@@ -4,14 +4,17 @@
 // serves (AsyncLocalStorage follows the request across awaits).
 //
 // One store per process, on globalThis: the custom server imports the route modules beside Next's own bundle
-// (two copies of this module in one process, STACK.md), and both must see the same context.
+// (two copies of this module in one process), and both must see the same context.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { clientAddress } from "@/http/client-address";
 
 export type AfterTask = () => unknown;
 
 export type RequestContext = {
-  /** The client address (CONTRACT.md 1); in the fast lane read from the request when first asked for. */
+  /**
+   * The client address (docs/rules/endpoints.md#client-address); in the fast lane read from the request when
+   * first asked for.
+   */
   readonly ip: string | null;
   requestId?: string;
   /** Set by the fast lane: tasks it runs once the response has been written (see afterResponse()). */

@@ -1,9 +1,9 @@
-// Response helpers: JSON with the contract's content type, and the no-store headers for anything that
-// carries a token (RFC 6749 5.1).
+// Response helpers: JSON with the content type of docs/rules/endpoints.md#bodies, and the no-store headers for
+// anything that carries a token (RFC 6749 5.1).
 //
 // Their bodies are text held as it is (TextResponse): a Response made with a body builds a web
 // ReadableStream for it at once, and in Node that stream costs more than the whole rest of a bearer read
-// (about 20 µs to make and 30 µs to read back, measured for issue 8). The fast lane (src/server/fast-lane.ts)
+// (about 20 µs to make and 30 µs to read back, as measured). The fast lane (src/server/fast-lane.ts)
 // writes the text to the socket as it is; any other reader (Next, the tests, a clone) gets an ordinary body,
 // made from the same text when it first asks for it. Their headers are held the same way: undici's Headers
 // converts and checks every name and value (about 0.7 µs a header, and again to read them back), so a

@@ -1,6 +1,7 @@
-// What route() writes to the log when a request fails (CONTRACT.md 1: a request id for the 500, every path
-// redacted), read from the process's real standard error while the handler runs. The log level is read once
-// per process, so this file loads the modules afresh with LOG_LEVEL=debug.
+// What route() writes to the log when a request fails (a request id for the 500, every path redacted:
+// docs/rules/endpoints.md#records-and-identifiers), read from the process's real standard error while the
+// handler runs. The log level is read once per process, so this file loads the modules afresh with
+// LOG_LEVEL=debug.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 let route: typeof import("@/http/route").route;

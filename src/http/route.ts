@@ -1,11 +1,11 @@
-// One wrapper for every /api route handler: method dispatch (405 with Allow), CORS (CONTRACT.md 1), and the
-// single error path: ApiError -> its status and {"error"} (ServiceBusy, at an OAuth endpoint: 503
-// temporarily_unavailable, RFC 6749 4.1.2.1); database contention or outage -> 503 with
-// Retry-After (src/db/errors.ts); a database error caused by what the caller sent (a value the column
-// cannot take) -> 400, logged as a warning without a stack; anything else is
-// logged with a request id and answered {"error": "server_error"}. Route parameters follow the input rule
-// (src/http/input-text.ts): one holding a control character is a 400 naming it. Handlers stay plain
-// (Request, context) => Response | Promise<Response> so that they run anywhere a Web Request does.
+// One wrapper for every /api route handler: method dispatch (405 with Allow), CORS
+// (docs/rules/endpoints.md#cors), and the single error path: ApiError -> its status and {"error"}
+// (ServiceBusy, at an OAuth endpoint: 503 temporarily_unavailable, RFC 6749 4.1.2.1); database contention or
+// outage -> 503 with Retry-After (src/db/errors.ts); a database error caused by what the caller sent (a
+// value the column cannot take) -> 400, logged as a warning without a stack; anything else is logged with a
+// request id and answered {"error": "server_error"}. Route parameters follow the input rule
+// (src/http/input-text.ts): one holding a control character is a 400 naming it. Handlers stay plain (Request,
+// context) => Response | Promise<Response> so that they run anywhere a Web Request does.
 import { randomUUID } from "node:crypto";
 import { clientAddress } from "@/http/client-address";
 import { ApiError, InputError, methodNotAllowed, ServiceBusy } from "@/http/errors";
@@ -72,7 +72,8 @@ export function errorResponse(error: unknown, request: Request, kind: "api" | "o
   }
   const failure = databaseFailure(error);
   if (failure) {
-    // CONTRACT.md 1 and 11: the database is busy or cannot be reached: a 503 the client may retry, never a 500.
+    // docs/rules/operations.md#database-outages: the database is busy or cannot be reached: a 503 the client
+    // may retry, never a 500.
     countDatabaseError(failure);
     log.warn(failure === "busy" ? "database busy" : "database unavailable", {
       path: redact(new URL(request.url).pathname),
@@ -143,11 +144,11 @@ export function route(handlers: Partial<Record<Method, (request: Request, contex
   };
 }
 
-// Maybe-async steps (issue 8). AsyncLocalStorage (src/http/request-context.ts, and Next's own) keeps Node's
-// async hooks on, and with them every promise made and every await costs about 0.2 µs more: the awaits of a
-// bearer read answered from memory came to 2 µs, a quarter of its time in the handler. So the steps of that
-// read (authenticate(), param(), getUser()) give back a value when they have one and a promise only when they
-// must wait, and andThen() chains them without making one. Everywhere else, async/await as usual.
+// Maybe-async steps (docs/design.md). AsyncLocalStorage (src/http/request-context.ts, and Next's own) keeps
+// Node's async hooks on, and with them every promise made and every await costs about 0.2 µs more: the awaits
+// of a bearer read answered from memory came to 2 µs, a quarter of its time in the handler. So the steps of
+// that read (authenticate(), param(), getUser()) give back a value when they have one and a promise only when
+// they must wait, and andThen() chains them without making one. Everywhere else, async/await as usual.
 export type MaybePromise<T> = T | Promise<T>;
 
 /** `next(value)`, at once for a value, after it for a promise (which it returns, rejections included). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { contentSecurityPolicy, cspOrigin, newNonce, pageSecurityHeaders } from "@/http/security-headers";
 
-describe("the pages' security headers (CONTRACT.md 11)", () => {
+describe("the pages' security headers", () => {
   it("puts the nonce in script-src without 'unsafe-inline', and refuses framing, base and foreign form targets", () => {
     const policy = contentSecurityPolicy({ nonce: "abc", https: false, development: false });
     expect(policy).toBe(
@@ -9,7 +9,7 @@ describe("the pages' security headers (CONTRACT.md 11)", () => {
     );
   });
 
-  it("lets the consent page load https images (a verified client's logo, CONTRACT.md 13) and no other page", () => {
+  it("lets the consent page load https images (a verified client's logo) and no other page", () => {
     expect(contentSecurityPolicy({ nonce: "n", https: false, development: false, httpsImages: true })).toContain("; img-src 'self' data: https:;");
     expect(contentSecurityPolicy({ nonce: "n", https: false, development: false })).toContain("; img-src 'self' data:;");
   });

@@ -1,12 +1,12 @@
-// The security headers of every HTML page (CONTRACT.md 11, issue 10 point 1), set by proxy.ts for each page
-// request: a Content-Security-Policy with a fresh nonce in script-src (Next.js reads the nonce from the
-// request's policy header and puts it on its own scripts; 'strict-dynamic' lets those load the rest), no
-// 'unsafe-inline' for scripts, frame-ancestors 'none' (framing: RFC 6749 10.13, RFC 9700 4.7.1),
-// base-uri 'none', object-src 'none', form-action 'self' plus the origin a form's answer redirects to
-// (Chromium applies form-action to the redirects after a form post: the consent form's 303 goes to the
-// client's redirect URI, so the consent page names that origin), X-Content-Type-Options, Referrer-Policy,
-// Permissions-Policy, and Strict-Transport-Security when APP_URL is https (which every other answer also
-// carries then: src/server/front.ts, src/http/html.ts).
+// The security headers of every HTML page (docs/rules/operations.md#security-headers), set by proxy.ts for
+// each page request: a Content-Security-Policy with a fresh nonce in script-src (Next.js reads the nonce from
+// the request's policy header and puts it on its own scripts; 'strict-dynamic' lets those load the rest), no
+// 'unsafe-inline' for scripts, frame-ancestors 'none' (framing: RFC 6749 10.13, RFC 9700 4.7.1), base-uri
+// 'none', object-src 'none', form-action 'self' plus the origin a form's answer redirects to (Chromium applies
+// form-action to the redirects after a form post: the consent form's 303 goes to the client's redirect URI, so
+// the consent page names that origin), X-Content-Type-Options, Referrer-Policy, Permissions-Policy, and
+// Strict-Transport-Security when APP_URL is https (which every other answer also carries then:
+// src/server/front.ts, src/http/html.ts).
 // Styles keep 'unsafe-inline' (style attributes; they cannot run code). Development adds 'unsafe-eval' to
 // script-src, which React's development build needs; production never has it.
 import { randomBytes } from "node:crypto";
@@ -17,7 +17,10 @@ export type PagePolicyOptions = {
   formTargets?: string[];
   https: boolean;
   development: boolean;
-  /** The consent page shows a verified client's own logo, which CONTRACT.md 13 requires to be https. */
+  /**
+   * The consent page shows a verified client's own logo, which must be https
+   * (docs/rules/tokens.md#dynamic-registration).
+   */
   httpsImages?: boolean;
 };
 

@@ -1,8 +1,8 @@
-// A limit holds across server instances even under a burst (README, Security): two instances run as two
-// processes on the test database, and one burst of wrong passwords for one user of one client is split
-// between them. Each request is held at the entrance: its headers and all but the last byte of its body are
-// on the wire, so that its handler is waiting for the body, until every request has got that far; then every
-// last byte goes at once.
+// A limit holds across server instances even under a burst (docs/rules/accounts.md#limits): two instances run
+// as two processes on the test database, and one burst of wrong passwords for one user of one client is split
+// between them. Each request is held at the entrance: its headers and all but the last byte of its body are on
+// the wire, so that its handler is waiting for the body, until every request has got that far; then every last
+// byte goes at once.
 import { request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";

@@ -1,7 +1,7 @@
-// Every limit is taken before the work it protects, in one atomic step (README, Security): a burst of N
-// requests sent at once from one address passes at most the limit, whatever N. Each scene fires its burst
-// at once through a Barrier (src/testing/race.ts): at the handler's entrance (its body, or the call itself
-// for the functions the pages call), and checks that every request arrived before any went on.
+// Every limit is taken before the work it protects, in one atomic step (docs/rules/accounts.md#limits): a
+// burst of N requests sent at once from one address passes at most the limit, whatever N. Each scene fires its
+// burst at once through a Barrier (src/testing/race.ts): at the handler's entrance (its body, or the call
+// itself for the functions the pages call), and checks that every request arrived before any went on.
 import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";

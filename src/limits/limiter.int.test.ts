@@ -1,6 +1,6 @@
-// The limiter itself (src/limits/limiter.ts; README, Security): a reservation takes one slot on every key or
-// none, in one atomic step, so that reservations made at once on one key pass at most its limit; slots go
-// back when released (also when the work throws before deciding, as when the password-hashing pool is
+// The limiter itself (src/limits/limiter.ts; docs/rules/accounts.md#limits): a reservation takes one slot on
+// every key or none, in one atomic step, so that reservations made at once on one key pass at most its limit;
+// slots go back when released (also when the work throws before deciding, as when the password-hashing pool is
 // full); Retry-After says when the oldest counted attempt leaves the window; caps on live rows hold under a
 // burst; IPv6 addresses count by their /64.
 import { randomBytes } from "node:crypto";

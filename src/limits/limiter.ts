@@ -1,6 +1,6 @@
-// Rate limits (README, Security): every limit is taken before the work it protects, in one atomic step, so that
-// a burst of N requests sent at once passes at most the limit, whatever N, on SQLite and PostgreSQL, with
-// WORKERS and across server instances (the counts live in the database).
+// Rate limits (docs/rules/accounts.md#limits): every limit is taken before the work it protects, in one atomic
+// step, so that a burst of N requests sent at once passes at most the limit, whatever N, on SQLite and
+// PostgreSQL, with WORKERS and across server instances (the counts live in the database).
 //
 // A limit is a sliding window per key: at most `max` attempts in the last `windowMs`. reserve() takes one
 // slot on each of its keys, or none: in one atomic step it counts each key's attempts in its window and, when

@@ -1,6 +1,7 @@
-// What `tokens:prune` (CONTRACT.md 7) does to answers: a withdrawn or declined permission request answers 410
-// for its token until it is pruned 30 days after it ended, then 404 (CONTRACT.md 6); an expired access token
-// can still be deleted (204) until it is pruned a day after it expired, then 404 (CONTRACT.md 5). The time
+// What `tokens:prune` (docs/rules/operations.md#admin-cli) does to answers: a withdrawn or declined permission
+// request answers 410 for its token until it is pruned 30 days after it ended, then 404
+// (docs/rules/permission-requests.md#deleting-and-declining); an expired access token can still be deleted
+// (204) until it is pruned a day after it expired, then 404 (docs/rules/tokens.md#deleting-a-token). The time
 // that has passed is written into the rows (the database is shared with test files running at once, so the
 // clock is not moved), and the prune is the real command, run as an operator runs it.
 import { describe, expect, it } from "vitest";

@@ -1,22 +1,24 @@
-// `tokens:prune` (CONTRACT.md 7): deletes the rows that can no longer do anything, once they are past their
-// keeping time. A day is kept after a token or code ends so that a late presentation still gets its precise
-// answer (revoked, expired, replayed) and support can see what happened; permission requests are kept 30
-// days after they end, while their token answers 410 (CONTRACT.md 6), and are 404 afterwards. Their mail goes
-// with them (CONTRACT.md 14: an outbox row may hold the token until it is sent); account tokens (e-mail
-// confirmation) go a day after they were used or expired, with their mail; mail linked to nothing (the
-// "someone tried to sign up" note) goes 30 days after it was written. Issue 12: DPoP proofs' jti rows once
-// their proof could no longer pass the iat check (RFC 9449 11.1: a replay is refused by iat from then on);
-// pushed authorization requests and initial access tokens a day after they expired.
+// `tokens:prune` (docs/rules/operations.md#admin-cli): deletes the rows that can no longer do anything, once
+// they are past their keeping time. A day is kept after a token or code ends so that a late presentation still
+// gets its precise answer (revoked, expired, replayed) and support can see what happened; permission requests
+// are kept 30 days after they end, while their token answers 410
+// (docs/rules/permission-requests.md#deleting-and-declining), and are 404 afterwards. Their mail goes with
+// them (an outbox row may hold the token until it is sent:
+// docs/rules/permission-requests.md#mail-and-the-outbox); account tokens (e-mail confirmation) go a day after
+// they were used or expired, with their mail; mail linked to nothing (the "someone tried to sign up" note)
+// goes 30 days after it was written. DPoP proofs' jti rows once their proof could no longer pass the iat check
+// (RFC 9449 11.1: a replay is refused by iat from then on); pushed authorization requests and initial access
+// tokens a day after they expired.
 //
 // What is NOT removed: a refresh token that was used but has not expired. A second presentation of it must
-// still be recognised as a reuse and revoke its grant (CONTRACT.md 4, RFC 9700 4.14.2); deleting it would
-// turn that into "unknown token" and leave the rest of the grant alive.
+// still be recognised as a reuse and revoke its grant (docs/rules/tokens.md#refresh, RFC 9700 4.14.2);
+// deleting it would turn that into "unknown token" and leave the rest of the grant alive.
 import { nowMs } from "@/clock";
 import { write } from "@/db/client";
 
 export const TOKEN_KEEP_MS = 24 * 3600 * 1000;
 export const PERMISSION_REQUEST_KEEP_MS = 30 * 24 * 3600 * 1000;
-/** Security events are kept 90 days (CONTRACT.md 11). */
+/** Security events are kept 90 days (docs/rules/operations.md#audit-log). */
 export const AUDIT_EVENT_KEEP_MS = 90 * 24 * 3600 * 1000;
 
 export type PruneCounts = {

@@ -1,6 +1,7 @@
-// GET /api/metrics (CONTRACT.md 11): the Prometheus text format (src/observability/metrics.ts) for a scraper that
-// sends `Authorization: Bearer <METRICS_TOKEN>`, compared in constant time (digests of equal length). Without
-// METRICS_TOKEN the endpoint does not exist (404, as any unknown /api path); a missing or wrong token is 401.
+// GET /api/metrics (docs/rules/operations.md#metrics): the Prometheus text format (src/observability/metrics.ts) for
+// a scraper that sends `Authorization: Bearer <METRICS_TOKEN>`, compared in constant time (digests of equal
+// length). Without METRICS_TOKEN the endpoint does not exist (404, as any unknown /api path); a missing or
+// wrong token is 401.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { env } from "@/env";
 import { ApiError } from "@/http/errors";

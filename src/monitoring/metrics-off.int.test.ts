@@ -1,4 +1,5 @@
-// Without METRICS_TOKEN there is no metrics endpoint (CONTRACT.md 11): 404, as for any unknown /api path.
+// Without METRICS_TOKEN there is no metrics endpoint (docs/rules/operations.md#metrics): 404, as for any
+// unknown /api path.
 import { describe, expect, it } from "vitest";
 import { call } from "@/testing/app";
 

@@ -1,4 +1,4 @@
-// GET /api/metrics (CONTRACT.md 11, issue 10 point 3): behind METRICS_TOKEN, the Prometheus text format with
+// GET /api/metrics (docs/rules/operations.md#metrics): behind METRICS_TOKEN, the Prometheus text format with
 // requests by route pattern (never the raw path: no token in a label) and status, latency histograms, tokens
 // issued by grant, the outbox by status and database errors. Requests go over a real socket through the
 // production fast lane, which is what counts them.

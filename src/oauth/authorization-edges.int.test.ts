@@ -1,7 +1,8 @@
-// The edges of the authorization endpoint and the consent decision (CONTRACT.md 3, README "Decisions"):
-// repeated and empty parameters, PKCE parameters that cannot be accepted, redirect URIs with their own query
-// and loopback ports, implicit client secrets, an expired or mismatched consent form, scopes remembered across
-// consents; and client authentication at the token endpoint (CONTRACT.md 4) with Basic credentials.
+// The edges of the authorization endpoint and the consent decision
+// (docs/rules/tokens.md#authorization-endpoint, docs/design.md): repeated and empty parameters, PKCE
+// parameters that cannot be accepted, redirect URIs with their own query and loopback ports, implicit client
+// secrets, an expired or mismatched consent form, scopes remembered across consents; and client authentication
+// at the token endpoint (docs/rules/tokens.md#client-authentication) with Basic credentials.
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
 import { consentCsrfToken } from "@/oauth/authorization-request";

@@ -3,8 +3,9 @@
 // It is bound to the signed-in user and lives ten minutes. The device flow (RFC 8628) seals its approval the
 // same way, with responseType "device_code", so that both go through the one consent page.
 // The time a plain authorization request was received crosses the sign-in page the same way (`auth_after`,
-// README, Security): signed with this server's key and bound to the request's parameters, so that neither a
-// client nor anyone who can edit the URL can make prompt=login accept a sign-in from before the request.
+// docs/rules/tokens.md#front-channel): signed with this server's key and bound to the request's parameters, so
+// that neither a client nor anyone who can edit the URL can make prompt=login accept a sign-in from before the
+// request.
 import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 import { nowMs } from "@/clock";
 import { env } from "@/env";

@@ -1,7 +1,7 @@
-// prompt=login across server instances (README, Security; RFC 9126 4): the time a plain request was received,
-// signed into its way back by one instance, is taken by another (the key derives from the shared
-// AUTH_SECRET), a forged one is not; a pushed request's row, in the shared database, decides on every
-// instance whatever the URL adds.
+// prompt=login across server instances (docs/rules/tokens.md#front-channel; RFC 9126 4): the time a plain
+// request was received, signed into its way back by one instance, is taken by another (the key derives from
+// the shared AUTH_SECRET), a forged one is not; a pushed request's row, in the shared database, decides on
+// every instance whatever the URL adds.
 import { describe, expect, it } from "vitest";
 import { nowMs } from "@/clock";
 import { call } from "@/testing/app";

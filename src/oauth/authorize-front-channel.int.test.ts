@@ -1,10 +1,10 @@
 // The authorization endpoint never takes an unsigned front-channel parameter that weakens a request
-// (RFC 9126 4; OpenID Connect Core 3.1.2.1 prompt=login and max_age; README, Security). A pushed request is
-// decided by its stored parameters alone, whatever the authorization URL adds; prompt=login is met only by a
-// sign-in made after the request was received (for a plain request, that time crosses the sign-in page
-// under an HMAC, bound to the request and ten minutes long); max_age is measured against the session's
-// sign-in time. Attacks: `auth_after=0` (or any other value, signed for another request, expired, forged)
-// appended to the authorization URL or to the way back from the sign-in page.
+// (RFC 9126 4; OpenID Connect Core 3.1.2.1 prompt=login and max_age; docs/rules/tokens.md#front-channel). A
+// pushed request is decided by its stored parameters alone, whatever the authorization URL adds; prompt=login
+// is met only by a sign-in made after the request was received (for a plain request, that time crosses the
+// sign-in page under an HMAC, bound to the request and ten minutes long); max_age is measured against the
+// session's sign-in time. Attacks: `auth_after=0` (or any other value, signed for another request, expired,
+// forged) appended to the authorization URL or to the way back from the sign-in page.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { advanceClock, nowMs, resetClock } from "@/clock";
 import { call } from "@/testing/app";

@@ -1,9 +1,11 @@
-// The authorization endpoint's checks of a request (src/oauth/authorize.ts; SPEC.md 4.1, CONTRACT.md 3, 9,
-// 13 and 14; RFC 6749 3.1, 4.1.1, 4.2.1, 10.2; RFC 9126 4): parameters given empty are absent, none may be
-// repeated (also those this response type does not use), whole seconds, the nonce's length, a registered
-// scope bounds the request, the response type follows the client's grant, errors of an implicit request go
-// in the fragment, the implicit grant's tokens (no refresh token; audited and counted as implicit), public
-// clients asked every time, and the HTML pages that answer instead of a redirect.
+// The authorization endpoint's checks of a request (src/oauth/authorize.ts;
+// docs/rules/tokens.md#authorization-endpoint, docs/rules/tokens.md#authorization-errors,
+// docs/rules/openid-connect.md#authorization-parameters, docs/rules/tokens.md#pushed-authorization-requests;
+// RFC 6749 3.1, 4.1.1, 4.2.1, 10.2; RFC 9126 4): parameters given empty are absent, none may be repeated (also
+// those this response type does not use), whole seconds, the nonce's length, a registered scope bounds the
+// request, the response type follows the client's grant, errors of an implicit request go in the fragment, the
+// implicit grant's tokens (no refresh token; audited and counted as implicit), public clients asked every
+// time, and the HTML pages that answer instead of a redirect.
 import { describe, expect, it } from "vitest";
 import { now } from "@/clock";
 import { consentCsrfToken } from "@/oauth/authorization-request";

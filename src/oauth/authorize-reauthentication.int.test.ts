@@ -1,8 +1,9 @@
 // The authorization endpoint's way to the sign-in page and back (src/oauth/authorize.ts loginRedirect,
-// needsLogin; OpenID Connect Core 3.1.2.1 prompt=login and max_age; README, Security): who is asked to type the
-// password again, what the way back carries (the request as sent, plus the time it was received, signed, in
-// auth_after), that coming back without a fresh sign-in does not skip it, and the boundaries of max_age and
-// of that time (a session exactly as old as max_age, or signed in the same second as the request, goes on).
+// needsLogin; OpenID Connect Core 3.1.2.1 prompt=login and max_age; docs/rules/tokens.md#front-channel): who
+// is asked to type the password again, what the way back carries (the request as sent, plus the time it was
+// received, signed, in auth_after), that coming back without a fresh sign-in does not skip it, and the
+// boundaries of max_age and of that time (a session exactly as old as max_age, or signed in the same second as
+// the request, goes on).
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { advanceClock, nowMs, resetClock } from "@/clock";
 import { call } from "@/testing/app";

@@ -70,7 +70,7 @@ describe("authorization endpoint: errors that must never redirect", () => {
       expect(res.headers.get("location")).toBeNull();
       expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
       expect(res.text).toContain("Unknown application");
-      // For developers: the OAuth error code and the client_id (CONTRACT.md 12).
+      // For developers: the OAuth error code and the client_id (docs/rules/pages.md#error-pages).
       if (clientId) expect(res.text).toContain(`<dt>Error</dt><dd>invalid_client</dd><dt>client_id</dt><dd>${clientId}</dd>`);
     }
   });
@@ -147,7 +147,7 @@ describe("authorization endpoint: errors redirected to the client", () => {
   });
 });
 
-describe("authorization endpoint: a signed-out visitor's invalid request (RFC 9700 4.11.2; issue 13 finding 6)", () => {
+describe("authorization endpoint: a signed-out visitor's invalid request (RFC 9700 4.11.2)", () => {
   it.each([
     ["a missing state", "authorization_code", { state: null }, "invalid_request"],
     ["a missing scope", "authorization_code", { scope: null }, "invalid_request"],
@@ -167,7 +167,7 @@ describe("authorization endpoint: a signed-out visitor's invalid request (RFC 97
     expect(res.text).not.toContain(REDIRECT);
   });
 
-  it("still redirects the same invalid request of a signed-in user to the client (CONTRACT.md 3)", async () => {
+  it("still redirects the same invalid request of a signed-in user to the client", async () => {
     const s = await setup();
     const res = await authorize(s, { scope: "readonly admin" });
     expect(res.status).toBe(302);
@@ -301,7 +301,7 @@ describe("authorization endpoint: sign-in and consent", () => {
 });
 
 describe("authorization_code grant", () => {
-  it("stores only the code's SHA-256 digest, never the code (CONTRACT.md 4)", async () => {
+  it("stores only the code's SHA-256 digest, never the code", async () => {
     const s = await setup();
     const code = await codeFor(s);
     expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);

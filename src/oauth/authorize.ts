@@ -1,16 +1,18 @@
-// The authorization endpoint, GET /api/connect/oauth2/auth/ (SPEC.md 4.1, CONTRACT.md 3; RFC 6749 4.1.1 and
-// 4.2.1, RFC 7636, RFC 9207). A browser endpoint: its errors are an HTML page (unknown client, unregistered
-// redirect URI: never a redirect) or a redirect to the client with the RFC 6749 error code.
-// OpenID Connect Core 3.1.2.1 (CONTRACT.md 9): `nonce`, `prompt` (none, login, consent) and `max_age`.
-// CONTRACT.md 13: `resource` must be this service's API (RFC 8707; else invalid_target); a pushed request
-// (RFC 9126 4) comes as client_id and request_uri only, its stored parameters standing in for the query
-// (other query parameters are ignored) and used once; a client that requires PAR gets nothing without one;
-// a registered `scope` bounds what a client may ask for.
-// No unsigned front-channel parameter weakens a request (README, Security): whether the password must be
-// typed again is decided from server state, the session's sign-in time against the time the request was
-// received (a pushed request's row; for a plain one, the time this endpoint signed into the way back through
-// the sign-in page, src/oauth/authorization-request.ts). prompt=login is met only by a sign-in made at or
-// after that time, max_age only by a session no older than max_age, whatever else the URL carries.
+// The authorization endpoint, GET /api/connect/oauth2/auth/
+// (docs/rules/specification.md#authorization-endpoint, docs/rules/tokens.md#authorization-endpoint; RFC 6749
+// 4.1.1 and 4.2.1, RFC 7636, RFC 9207). A browser endpoint: its errors are an HTML page (unknown client,
+// unregistered redirect URI: never a redirect) or a redirect to the client with the RFC 6749 error code.
+// OpenID Connect Core 3.1.2.1 (docs/rules/openid-connect.md#authorization-parameters): `nonce`, `prompt`
+// (none, login, consent) and `max_age`. `resource` must be this service's API (RFC 8707,
+// docs/rules/tokens.md#resource-indicators; else invalid_target); a pushed request (RFC 9126 4) comes as
+// client_id and request_uri only, its stored parameters standing in for the query (other query parameters are
+// ignored) and used once; a client that requires PAR gets nothing without one; a registered `scope` bounds
+// what a client may ask for.
+// No unsigned front-channel parameter weakens a request (docs/rules/tokens.md#front-channel): whether the
+// password must be typed again is decided from server state, the session's sign-in time against the time the
+// request was received (a pushed request's row; for a plain one, the time this endpoint signed into the way
+// back through the sign-in page, src/oauth/authorization-request.ts). prompt=login is met only by a sign-in
+// made at or after that time, max_age only by a session no older than max_age, whatever else the URL carries.
 import type { Client } from "@/generated/sqlite/client";
 import { now, nowMs } from "@/clock";
 import { env } from "@/env";
@@ -144,7 +146,10 @@ function loginRedirect(url: URL, options: { pushed: boolean; reauthenticate: boo
   return redirect(options.reauthenticate ? `${login}&prompt=login` : login);
 }
 
-/** The error pages of CONTRACT.md 3 (never a redirect): the OAuth error code and the client_id for developers. */
+/**
+ * The error pages of docs/rules/tokens.md#authorization-errors (never a redirect): the OAuth error code and
+ * the client_id for developers.
+ */
 function unknownClientPage(clientId: string | undefined): Response {
   return htmlErrorPage(
     400,
@@ -229,7 +234,8 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
     if (!matched) return invalidRedirectPage(client.clientId, "The redirect_uri of this request is not registered for the application.");
     redirectUri = matched;
   } else if (responseTypeRaw === "token") {
-    // SPEC.md 4.1: implicit without redirect_uri goes to the first registered URI, else the landing page.
+    // docs/rules/tokens.md#implicit: implicit without redirect_uri goes to the first registered URI, else the
+    // landing page.
     if (!registered[0]) return redirect(`/?${new URLSearchParams({ error: "unauthorized_client", client: client.name, client_id: client.clientId })}`);
     redirectUri = registered[0];
   } else {
@@ -263,10 +269,11 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
   } catch (error) {
     if (error instanceof OAuthError) {
       log.info("authorization request refused", { client: client.clientId, error: error.code, detail: error.detail, signedIn: user !== null });
-      // RFC 9700 4.11.2 (CONTRACT.md 14): a signed-out visitor's invalid request gets the error page, so that
-      // nobody can use this endpoint to bounce people to a client's registered URI without a sign-in.
-      // Hook for prompt=none (issue 9, CONTRACT.md 9): its `login_required` is the one error that still
-      // redirects a signed-out visitor; it is not a validation failure and is answered before this point.
+      // RFC 9700 4.11.2 (docs/rules/tokens.md#authorization-errors): a signed-out visitor's invalid request
+      // gets the error page, so that nobody can use this endpoint to bounce people to a client's registered
+      // URI without a sign-in. Hook for prompt=none (docs/rules/openid-connect.md#authorization-parameters):
+      // its `login_required` is the one error that still redirects a signed-out visitor; it is not a
+      // validation failure and is answered before this point.
       if (!user) return invalidRequestPage(error.code, client.clientId);
       return errorRedirect(target, error.code);
     }

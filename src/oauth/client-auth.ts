@@ -1,9 +1,9 @@
-// Client authentication at the token endpoint (RFC 6749 2.3.1, CONTRACT.md 4): client_id/client_secret in
-// the body, or HTTP Basic with both parts form-url-decoded; not both. Secrets are checked in constant time
-// against their stored digest. Failures are 401 invalid_client, with a Basic challenge when Basic was used.
-// The input rule (src/http/input-text.ts): a client_id or secret holding a control character, in the body or
-// in Basic, is 400 invalid_request before any lookup (PostgreSQL text cannot hold U+0000, and the lookup of
-// the client is shared with other requests: src/db/fast-sql.ts).
+// Client authentication at the token endpoint (RFC 6749 2.3.1, docs/rules/tokens.md#client-authentication):
+// client_id/client_secret in the body, or HTTP Basic with both parts form-url-decoded; not both. Secrets are
+// checked in constant time against their stored digest. Failures are 401 invalid_client, with a Basic
+// challenge when Basic was used. The input rule (src/http/input-text.ts): a client_id or secret holding a
+// control character, in the body or in Basic, is 400 invalid_request before any lookup (PostgreSQL text cannot
+// hold U+0000, and the lookup of the client is shared with other requests: src/db/fast-sql.ts).
 import { controlCharacterMessage, hasControlCharacter } from "@/http/input-text";
 import type { Client } from "@/generated/sqlite/client";
 import { OAuthError } from "@/oauth/errors";

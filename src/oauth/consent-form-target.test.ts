@@ -1,6 +1,7 @@
-// The origin the consent form may post on to (CONTRACT.md 11, src/http/security-headers.ts): proxy.ts names in
-// the consent page's form-action the redirect URI of the sealed request on the page, and only of an intact,
-// unexpired one; a device-flow approval redirects nowhere and names nothing.
+// The origin the consent form may post on to (docs/rules/operations.md#security-headers,
+// src/http/security-headers.ts): proxy.ts names in the consent page's form-action the redirect URI of the
+// sealed request on the page, and only of an intact, unexpired one; a device-flow approval redirects nowhere
+// and names nothing.
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, nowMs, resetClock } from "@/clock";
 import { openRequest, sealRequest, sealedRedirectUri } from "@/oauth/authorization-request";

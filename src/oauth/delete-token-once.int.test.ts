@@ -1,7 +1,7 @@
-// DELETE /api/accesstoken/<token> (SPEC.md 4.3, CONTRACT.md 5): 404 for a token already revoked, however it
-// was revoked; the grant ends once. An access token revoked alone at the revocation endpoint (RFC 7009 2.1)
-// is gone: deleting it is 404 and does not reach its grant. Two deletes that both read the token before either
-// ends the grant: one 204, the other 404, and one token.revoked.
+// DELETE /api/accesstoken/<token> (docs/rules/tokens.md#deleting-a-token): 404 for a token already revoked,
+// however it was revoked; the grant ends once. An access token revoked alone at the revocation endpoint (RFC
+// 7009 2.1) is gone: deleting it is 404 and does not reach its grant. Two deletes that both read the token
+// before either ends the grant: one 204, the other 404, and one token.revoked.
 import { describe, expect, it } from "vitest";
 import { digest } from "@/secrets";
 import { db } from "@/db/client";

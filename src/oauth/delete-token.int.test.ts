@@ -11,7 +11,7 @@ const refresh = (session: Awaited<ReturnType<typeof passwordSession>>, refreshTo
     body: { grant_type: "refresh_token", refresh_token: refreshToken, client_id: session.client.client_id, client_secret: session.client.client_secret },
   });
 
-describe("deleting a token (SPEC.md 4.3, CONTRACT.md 5)", () => {
+describe("deleting a token (docs/rules/tokens.md#deleting-a-token)", () => {
   it("DELETE /api/accesstoken/<token> disconnects: 204, then every token of the grant is dead", async () => {
     const session = await passwordSession();
     const rotated = await refresh(session, session.refreshToken);

@@ -1,7 +1,7 @@
-// DELETE /api/accesstoken/<token> and DELETE /api/oauth2token/<token>/ (SPEC.md 4.3, CONTRACT.md 5): knowing
-// the access token is the authority. It disconnects the user from the client: every access and refresh
-// token of the token's grant is revoked. 204 for a known token (expired or not), 404 for an unknown or
-// already revoked one.
+// DELETE /api/accesstoken/<token> and DELETE /api/oauth2token/<token>/
+// (docs/rules/tokens.md#deleting-a-token): knowing the access token is the authority. It disconnects the user
+// from the client: every access and refresh token of the token's grant is revoked. 204 for a known token
+// (expired or not), 404 for an unknown or already revoked one.
 import { notFound } from "@/http/errors";
 import { digest } from "@/secrets";
 import { db, write } from "@/db/client";

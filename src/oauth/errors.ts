@@ -1,7 +1,7 @@
 // RFC 6749 error codes (sections 4.1.2.1, 4.2.2.1 and 5.2), OpenID Connect Core 3.1.2.6 (prompt=none),
 // RFC 8628 3.5 (device polling), RFC 6750 3.1 (UserInfo), RFC 8707 2 (invalid_target), RFC 9449 5
 // (invalid_dpop_proof), RFC 7591 3.2.2 (registration) and RFC 9126 2.3 (PAR), each with the status this service answers with.
-// The error body is {"error": code} and nothing else (CONTRACT.md 1).
+// The error body is {"error": code} and nothing else (docs/rules/endpoints.md#error-bodies).
 import { ApiError } from "@/http/errors";
 
 export const OAUTH_ERROR_STATUS = {

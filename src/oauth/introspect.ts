@@ -1,8 +1,8 @@
 // RFC 7662 token introspection, POST /api/connect/oauth2/introspect/. Only confidential clients may ask
 // (2.1: the endpoint must not become a token-scanning oracle), and a client sees only its own tokens as
-// active. Anything else, unknown, expired, revoked or used, is {"active": false}. CONTRACT.md 13: every access
-// token's audience is the API (`aud`, RFC 8707); a DPoP-bound token has token_type "DPoP" and its key's
-// thumbprint as `cnf.jkt` (RFC 9449 6.2), a bound refresh token the `cnf` too.
+// active. Anything else, unknown, expired, revoked or used, is {"active": false}. Every access token's
+// audience is the API (`aud`, RFC 8707, docs/rules/tokens.md#resource-indicators); a DPoP-bound token has
+// token_type "DPoP" and its key's thumbprint as `cnf.jkt` (RFC 9449 6.2), a bound refresh token the `cnf` too.
 import { now } from "@/clock";
 import { readBody } from "@/http/body";
 import { json, NO_STORE } from "@/http/respond";

@@ -1,7 +1,7 @@
 // RFC 7662 at POST /api/connect/oauth2/introspect/ together with RFC 7009 2.1: only an authenticated
 // (confidential) client may ask; a refresh token is described without the API audience, which belongs to
-// access tokens (CONTRACT.md 13); revoking a refresh token ends every token of its grant, and only those:
-// another grant's tokens stay active. A body that cannot be read is invalid_request.
+// access tokens (docs/rules/tokens.md#resource-indicators); revoking a refresh token ends every token of its
+// grant, and only those: another grant's tokens stay active. A body that cannot be read is invalid_request.
 import { describe, expect, it } from "vitest";
 import { call } from "@/testing/app";
 import { makeClient, makeUser, passwordSession } from "@/testing/factories";

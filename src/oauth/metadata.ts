@@ -1,7 +1,8 @@
 // RFC 8414 authorization server metadata, served at /.well-known/oauth-authorization-server, and the base of
 // the OpenID Connect discovery document (src/oidc/discovery.ts). Static per deployment: everything comes
-// from APP_URL, REGISTRATION and the server's fixed capabilities. CONTRACT.md 13: the PAR endpoint (RFC 9126
-// 5), DPoP's algorithms (RFC 9449 5.1), and registration_endpoint only while registration is on (RFC 7591).
+// from APP_URL, REGISTRATION and the server's fixed capabilities (docs/rules/tokens.md#metadata): the PAR
+// endpoint (RFC 9126 5), DPoP's algorithms (RFC 9449 5.1), and registration_endpoint only while registration
+// is on (RFC 7591).
 import { env } from "@/env";
 import { DPOP_ALGS } from "@/dpop/proof";
 import { SCOPES } from "@/oauth/scope";

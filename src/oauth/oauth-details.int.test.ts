@@ -1,6 +1,7 @@
 // Details of the OAuth side that the endpoint tests do not pin down: the sealed authorization request and
-// its consent screen (CONTRACT.md 3), the sliding window of the failed-attempt limit (CONTRACT.md 4), the
-// fields introspection answers (RFC 7662), and how the password grant reads its username.
+// its consent screen (docs/rules/tokens.md#consent), the sliding window of the failed-attempt limit
+// (docs/rules/accounts.md#limits), the fields introspection answers (RFC 7662), and how the password grant
+// reads its username.
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, nowMs, resetClock } from "@/clock";
 import { consentCsrfToken, csrfTokenMatches, openRequest, sealRequest } from "@/oauth/authorization-request";
@@ -73,7 +74,7 @@ describe("the consent screen", () => {
       clientId: s.client.client_id,
       clientName: "Sealed App",
       ownerName: "Client Owner",
-      unverified: false, // registered by a person, not by itself (CONTRACT.md 13)
+      unverified: false, // registered by a person, not by itself (docs/rules/tokens.md#dynamic-registration)
       logoUri: null,
       restartUrl: expect.stringMatching(/^\/api\/connect\/oauth2\/auth\/\?response_type=code&client_id=/),
       scopes: ["readonly", "readwrite"],

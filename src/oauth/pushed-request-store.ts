@@ -1,8 +1,9 @@
-// The stored side of pushed authorization requests (RFC 9126; README, Clients that register themselves), read by the authorization
-// endpoint: a live, unused request_uri of the client that pushed it (found by the digest of its random part;
-// the handle itself is never stored), its parameters, and when it was received, which is what a pushed
-// prompt=login is measured against (README, Security). Used once: the use is a conditional write (claim
-// first), so that of uses that race exactly one wins.
+// The stored side of pushed authorization requests (RFC 9126;
+// docs/rules/tokens.md#pushed-authorization-requests), read by the authorization endpoint: a live, unused
+// request_uri of the client that pushed it (found by the digest of its random part; the handle itself is never
+// stored), its parameters, and when it was received, which is what a pushed prompt=login is measured against
+// (docs/rules/tokens.md#front-channel). Used once: the use is a conditional write (claim first), so that of
+// uses that race exactly one wins.
 import { now } from "@/clock";
 import { digest } from "@/secrets";
 import { db, write } from "@/db/client";

@@ -1,9 +1,9 @@
-// Single use under real concurrency at the token endpoint (CONTRACT.md 3 and 4): of any number of concurrent
-// uses of one refresh token or one authorization code exactly one succeeds, and the racing reuse revokes
-// every token of the grant, the winner's included (no grace period). Each request authenticates its client
-// with its credentials in the body (one indexed read, no session), and its body is held at a barrier
-// (src/testing/race.ts) until every handler has started reading it: `barrier.arrived` shows that they
-// overlapped.
+// Single use under real concurrency at the token endpoint (docs/rules/tokens.md#authorization-codes,
+// docs/rules/tokens.md#refresh): of any number of concurrent uses of one refresh token or one authorization
+// code exactly one succeeds, and the racing reuse revokes every token of the grant, the winner's included (no
+// grace period). Each request authenticates its client with its credentials in the body (one indexed read, no
+// session), and its body is held at a barrier (src/testing/race.ts) until every handler has started reading
+// it: `barrier.arrived` shows that they overlapped.
 import { describe, expect, it } from "vitest";
 import * as tokenRoute from "../../app/api/connect/oauth2/token/route";
 import { BASE, call } from "@/testing/app";

@@ -1,6 +1,6 @@
-// CONTRACT.md 4: failed password attempts are counted per client and e-mail in the database, "so it holds
-// across server instances". Two instances run as two processes on the test database, each answering on its
-// own socket; the failures are split between them, and both refuse the eleventh try.
+// docs/rules/accounts.md#limits: failed password attempts are counted per client and e-mail in the database,
+// so the limit holds across server instances. Two instances run as two processes on the test database, each
+// answering on its own socket; the failures are split between them, and both refuse the eleventh try.
 import { describe, expect, it } from "vitest";
 import { makeClient, makeUser } from "@/testing/factories";
 import { startedInstances, type Instance } from "@/testing/instance";

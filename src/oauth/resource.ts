@@ -1,4 +1,5 @@
-// The one protected resource of this service and its metadata (CONTRACT.md 13):
+// The one protected resource of this service and its metadata
+// (docs/rules/tokens.md#protected-resource-metadata, docs/rules/tokens.md#resource-indicators):
 // - RFC 9728: the API's resource identifier is `<APP_URL>/api`; its metadata document is served at
 //   /.well-known/oauth-protected-resource/api (3.1: the resource's path after the well-known part) and the
 //   same at /.well-known/oauth-protected-resource; every 401 from /api points at it (5.1, `resource_metadata`).

@@ -1,6 +1,7 @@
 // RFC 7009 2.2 and 2.2.1 at POST /api/connect/oauth2/revoke/: a revocation answers 200 with an empty body that
-// no cache may keep, also for a token that had been revoked already (which ends nothing, so CONTRACT.md 11
-// records no second token.revoked); a body that cannot be read is invalid_request and revokes nothing.
+// no cache may keep, also for a token that had been revoked already (which ends nothing, so the audit log
+// records no second token.revoked, docs/rules/operations.md#audit-log); a body that cannot be read is
+// invalid_request and revokes nothing.
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
 import { call } from "@/testing/app";

@@ -1,6 +1,7 @@
-// Scopes (CONTRACT.md 2): `readonly` and `readwrite`, where readwrite includes everything readonly allows;
-// and OpenID Connect's `openid`, `profile` and `email` (CONTRACT.md 9), which grant no /api resource by
-// themselves. Requests separate scopes with spaces (RFC 6749 3.3); commas are accepted too.
+// Scopes (docs/rules/tokens.md#scopes): `readonly` and `readwrite`, where readwrite includes everything
+// readonly allows; and OpenID Connect's `openid`, `profile` and `email`
+// (docs/rules/openid-connect.md#scopes-and-claims), which grant no /api resource by themselves. Requests
+// separate scopes with spaces (RFC 6749 3.3); commas are accepted too.
 import { OAuthError } from "@/oauth/errors";
 
 /** The API's own scopes. */

@@ -1,8 +1,8 @@
-// Nothing secret is stored in the clear (README, Security): read straight from the database, a device
-// authorization holds its device code only as a SHA-256 digest (RFC 8628 3.2: the device code is the
-// device's bearer credential at the token endpoint), and an account token (e-mail confirmation, password
-// reset) only its digest. The user code is stored as typed: it is the lookup key a person types, useless
-// without a signed-in approval, short-lived, and shown on the device for anyone to read.
+// Nothing secret is stored in the clear (docs/rules/accounts.md#secrets-at-rest): read straight from the
+// database, a device authorization holds its device code only as a SHA-256 digest (RFC 8628 3.2: the device
+// code is the device's bearer credential at the token endpoint), and an account token (e-mail confirmation,
+// password reset) only its digest. The user code is stored as typed: it is the lookup key a person types,
+// useless without a signed-in approval, short-lived, and shown on the device for anyone to read.
 import { describe, expect, it } from "vitest";
 import { issueAccountToken } from "@/accounts/account-tokens";
 import { digest, randomSecret } from "@/secrets";

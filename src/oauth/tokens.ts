@@ -1,10 +1,11 @@
-// Access and refresh tokens: opaque 256-bit random strings, stored as SHA-256 digests (CONTRACT.md 4).
-// Every token belongs to a grant (one authorization of a client by a user); revoking the grant revokes them
-// all in one transaction.
-// README, Security (account pre-hijacking): an account whose address is not confirmed obtains no token by any
-// grant. Every grant issues through startGrant or issueTokens below, which refuse it in the transaction that
-// would issue (unconfirmedAccount() says with which RFC 6749 error); the refresh rotation, which issues from
-// a token's own state, checks it in its claim (src/token-endpoint/grants/refresh-token.ts, src/db/fast-sql.ts).
+// Access and refresh tokens: opaque 256-bit random strings, stored as SHA-256 digests
+// (docs/rules/tokens.md#token-values). Every token belongs to a grant (one authorization of a client by a
+// user); revoking the grant revokes them all in one transaction.
+// docs/rules/accounts.md#unconfirmed-accounts (account pre-hijacking): an account whose address is not
+// confirmed obtains no token by any grant. Every grant issues through startGrant or issueTokens below, which
+// refuse it in the transaction that would issue (unconfirmedAccount() says with which RFC 6749 error); the
+// refresh rotation, which issues from a token's own state, checks it in its claim
+// (src/token-endpoint/grants/refresh-token.ts, src/db/fast-sql.ts).
 import { now } from "@/clock";
 import { digest, randomSecret } from "@/secrets";
 import { write, type Tx } from "@/db/client";
@@ -158,7 +159,10 @@ export async function startGrant(options: {
   return record;
 }
 
-/** The audit event a revocation records (CONTRACT.md 11), with short facts (how it was asked for). */
+/**
+ * The audit event a revocation records (docs/rules/operations.md#audit-log), with short facts (how it was
+ * asked for).
+ */
 export type RevocationEvent = { type: "token.revoked" | "token.reuse_detected" | "code.reused"; detail?: AuditDetail };
 
 /**
@@ -171,8 +175,8 @@ export async function revokeGrantInTx(tx: Tx, grantId: number, event?: Revocatio
   const { count } = await tx.grant.updateMany({ where: { id: grantId, revokedAt: null }, data: { revokedAt: at } });
   await tx.accessToken.updateMany({ where: { grantId, revokedAt: null }, data: { revokedAt: at } });
   await tx.refreshToken.updateMany({ where: { grantId, revokedAt: null }, data: { revokedAt: at } });
-  // CONTRACT.md 11: in the same transaction. A revocation is recorded when it ended something; a replay
-  // (token.reuse_detected, code.reused) always, also when its grant had ended already.
+  // docs/rules/operations.md#audit-log: in the same transaction. A revocation is recorded when it ended
+  // something; a replay (token.reuse_detected, code.reused) always, also when its grant had ended already.
   if (event && (count > 0 || event.type !== "token.revoked")) {
     const grant = await tx.grant.findUnique({ where: { id: grantId }, select: { userId: true, grantType: true, client: { select: { clientId: true } } } });
     if (grant) {

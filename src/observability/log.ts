@@ -1,5 +1,5 @@
 // Structured one-line logs. Every path and query string passes through redact() first, so that no token,
-// code or secret reaches a log line (CONTRACT.md 1).
+// code or secret reaches a log line (docs/rules/endpoints.md#records-and-identifiers).
 import { env } from "@/env";
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;

@@ -1,4 +1,4 @@
-// Metrics in the Prometheus text format (CONTRACT.md 11, issue 10 point 3), with prom-client:
+// Metrics in the Prometheus text format (docs/rules/operations.md#metrics), with prom-client:
 // - http_requests_total{route,method,status} and http_request_duration_seconds{route,method}: every request
 //   the server answers. `route` is the route pattern of the fast lane's table (`/api/user/[id]`), never the
 //   raw path, so that no token (`/api/oauth2token/<token>/`) reaches a label; everything Next serves (pages,

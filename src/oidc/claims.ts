@@ -1,6 +1,7 @@
-// The claims that OpenID Connect's scopes release (OpenID Connect Core 5.4, CONTRACT.md 9): `sub` always (the
-// user id as a string, the same for every client: subject_types_supported is ["public"]); `profile` adds
-// `name`; `email` adds `email` and `email_verified` (whether the owner confirmed the address, CONTRACT.md 14).
+// The claims that OpenID Connect's scopes release (OpenID Connect Core 5.4,
+// docs/rules/openid-connect.md#scopes-and-claims): `sub` always (the user id as a string, the same for every
+// client: subject_types_supported is ["public"]); `profile` adds `name`; `email` adds `email` and
+// `email_verified` (whether the owner confirmed the address, docs/rules/accounts.md#sign-up-and-confirmation).
 import type { User } from "@/generated/sqlite/client";
 import type { Scope } from "@/oauth/scope";
 

@@ -1,6 +1,6 @@
-// OpenID Connect Discovery 1.0 section 3, served at /.well-known/openid-configuration (CONTRACT.md 9): the
-// RFC 8414 metadata document (src/oauth/metadata.ts, the one source of both) plus the fields that only
-// OpenID Connect defines. Static per deployment.
+// OpenID Connect Discovery 1.0 section 3, served at /.well-known/openid-configuration
+// (docs/rules/openid-connect.md#discovery): the RFC 8414 metadata document (src/oauth/metadata.ts, the one
+// source of both) plus the fields that only OpenID Connect defines. Static per deployment.
 import { serverMetadata } from "@/oauth/metadata";
 import { CLAIMS_SUPPORTED } from "@/oidc/claims";
 import { SIGNING_ALG } from "@/oidc/keys";

@@ -1,8 +1,9 @@
-// The id_token (OpenID Connect Core 2, 3.1.3.6 and 12.2; CONTRACT.md 9): a JWS signed RS256 with the current
-// signing key, whose kid the JWKS publishes. Claims: iss (exactly the discovery issuer), sub, aud (the
-// client_id), iat, exp (an hour), auth_time (when the user last typed their password before authorizing),
-// nonce (when the authorization request had one; refreshes repeat it, 12.2), at_hash (3.1.3.6: the left half
-// of the access token's SHA-256, base64url), and the claims of the profile and email scopes.
+// The id_token (OpenID Connect Core 2, 3.1.3.6 and 12.2; docs/rules/openid-connect.md#id-tokens): a JWS signed
+// RS256 with the current signing key, whose kid the JWKS publishes. Claims: iss (exactly the discovery
+// issuer), sub, aud (the client_id), iat, exp (an hour), auth_time (when the user last typed their password
+// before authorizing), nonce (when the authorization request had one; refreshes repeat it, 12.2), at_hash
+// (3.1.3.6: the left half of the access token's SHA-256, base64url), and the claims of the profile and email
+// scopes.
 //
 // Issued by the token endpoint for grants started by the authorization code flow or the device flow when the
 // token holds `openid`, on the first exchange and on every refresh. Implicit, password and client

@@ -1,4 +1,5 @@
-// The id_token signing keys (OpenID Connect Core 10.1, RFC 7517, RFC 7638; README, Security).
+// The id_token signing keys (OpenID Connect Core 10.1, RFC 7517, RFC 7638;
+// docs/rules/openid-connect.md#signing-keys).
 //
 // RS256 key pairs live in the database, so that every instance signs with the same key. The private JWK is
 // stored as a compact JWE (RFC 7516: alg "dir", enc "A256GCM") under a 256-bit key derived from AUTH_SECRET

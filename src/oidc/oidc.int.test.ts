@@ -1,8 +1,9 @@
-// OpenID Connect on the authorization code flow (CONTRACT.md 9), against the real route handlers and database:
-// discovery, the JWKS, id_tokens verified with jose against the published JWKS (at_hash recomputed here,
-// nonce echoed, auth_time from the session), refreshes, UserInfo, prompt/max_age, signing keys (encrypted at
-// rest and bound to their row, made once when instances race, rotated with the old key still verifying for a
-// day, then gone; rotated and revoked on every instance at once, two server instances in their own processes).
+// OpenID Connect on the authorization code flow (docs/rules/openid-connect.md), against the real route
+// handlers and database: discovery, the JWKS, id_tokens verified with jose against the published JWKS (at_hash
+// recomputed here, nonce echoed, auth_time from the session), refreshes, UserInfo, prompt/max_age, signing
+// keys (encrypted at rest and bound to their row, made once when instances race, rotated with the old key
+// still verifying for a day, then gone; rotated and revoked on every instance at once, two server instances in
+// their own processes).
 //
 // Every test that verifies a signature against the JWKS, or that deletes keys, lives in this one file, so
 // that no other test file running at the same time can remove a key that a test here is about to verify.
@@ -183,8 +184,8 @@ describe("the id_token of the code flow", () => {
     const withEmail = await verifyIdToken((await tokensFor(s, { scope: "openid email" })).id_token!, s.client.client_id);
     expect(withEmail).toMatchObject({ email: s.user.email, email_verified: true });
     expect(withEmail.name).toBeUndefined();
-    // An account whose address is not confirmed gets no token (README, Security); one it got before that rule
-    // tells UserInfo the truth.
+    // An account whose address is not confirmed gets no token (docs/rules/accounts.md#unconfirmed-accounts);
+    // one it got before that rule tells UserInfo the truth.
     const u = await setup({ verified: false });
     const clientRowId = (await (await db()).client.findUniqueOrThrow({ where: { clientId: u.client.client_id } })).id;
     const before = await grantRow({ userId: u.user.id, clientId: clientRowId, grantType: "authorization_code", scopes: ["openid", "email"] });
@@ -269,7 +270,7 @@ describe("UserInfo", () => {
     expect(bad.status).toBe(401);
     expect(bad.json).toEqual({ error: "invalid_token" });
     expect(bad.headers.get("www-authenticate")).toBe('Bearer realm="api", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api", error="invalid_token", DPoP realm="api", algs="ES256 RS256", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api"');
-    // A token in the body never authenticates (CONTRACT.md 1).
+    // A token in the body never authenticates (docs/rules/endpoints.md#api-authentication).
     const inBody = await call("POST", USERINFO, { headers: { "content-type": "application/x-www-form-urlencoded" }, raw: `access_token=${tokens.access_token}` });
     expect(inBody.status).toBe(401);
   });
@@ -479,10 +480,10 @@ describe("signing keys", () => {
   });
 });
 
-// Signing keys seen by every instance at once (README, Security): another server process on the same
-// database signs its very next id_token with the key `keys:rotate` made, a key withdrawn with `keys:revoke`
-// leaves every instance's JWKS on its next request (and what it signed stops verifying), and a private key's
-// ciphertext decrypts only in its own row.
+// Signing keys seen by every instance at once (docs/rules/openid-connect.md#signing-keys): another server
+// process on the same database signs its very next id_token with the key `keys:rotate` made, a key withdrawn
+// with `keys:revoke` leaves every instance's JWKS on its next request (and what it signed stops verifying),
+// and a private key's ciphertext decrypts only in its own row.
 describe("signing keys across instances: rotation and revocation at once", () => {
   const instances = startedInstances(2);
 

@@ -1,9 +1,10 @@
-// The UserInfo endpoint, GET or POST /api/connect/oauth2/userinfo/ (OpenID Connect Core 5.3, CONTRACT.md 9):
-// with a bearer access token that holds `openid`, the claims of the token's scopes as JSON. The token is
-// read from the Authorization header only (CONTRACT.md 1: a token in the body or query never authenticates).
-// No token: 401 with the Bearer and DPoP challenges; an unknown, expired or revoked one: 401 invalid_token; a
-// token without `openid`: 403 insufficient_scope (RFC 6750 3.1). DPoP-bound tokens as on every /api resource
-// (src/resource/authenticate.ts); every access token's audience is the API (RFC 8707, CONTRACT.md 13), accepted here.
+// The UserInfo endpoint, GET or POST /api/connect/oauth2/userinfo/ (OpenID Connect Core 5.3,
+// docs/rules/openid-connect.md#userinfo): with a bearer access token that holds `openid`, the claims of the
+// token's scopes as JSON. The token is read from the Authorization header only (a token in the body or query
+// never authenticates: docs/rules/endpoints.md#api-authentication). No token: 401 with the Bearer and DPoP
+// challenges; an unknown, expired or revoked one: 401 invalid_token; a token without `openid`: 403
+// insufficient_scope (RFC 6750 3.1). DPoP-bound tokens as on every /api resource (src/resource/authenticate.ts); every
+// access token's audience is the API (RFC 8707, docs/rules/tokens.md#resource-indicators), accepted here.
 import { ApiError } from "@/http/errors";
 import { accessCredentials, presentedAccessToken, unauthorized, type AccessCredentials } from "@/resource/authenticate";
 import { json, NO_STORE } from "@/http/respond";

@@ -1,7 +1,7 @@
 // Nothing secret is kept in a pushed request (RFC 9126 2.1: client authentication is about the push, not the
-// authorization request; README, Security): the stored row, read straight from the database, holds neither
-// the client_secret nor any other client authentication parameter, nor the request_uri itself (only its
-// digest); and the request still works.
+// authorization request; docs/rules/accounts.md#secrets-at-rest): the stored row, read straight from the
+// database, holds neither the client_secret nor any other client authentication parameter, nor the request_uri
+// itself (only its digest); and the request still works.
 import { describe, expect, it } from "vitest";
 import { s256 } from "@/oauth/pkce";
 import { db } from "@/db/client";

@@ -1,7 +1,7 @@
-// RFC 9126 pushed authorization requests (CONTRACT.md 13) against the real route handlers and database: the
-// push (client authentication, validation as at the authorization endpoint, 201), the authorization
-// endpoint taking client_id and request_uri only, single use (also when uses race), 60 seconds, another
-// client's request_uri, the way through sign-in, and clients that require PAR.
+// RFC 9126 pushed authorization requests (docs/rules/tokens.md#pushed-authorization-requests) against the real
+// route handlers and database: the push (client authentication, validation as at the authorization endpoint,
+// 201), the authorization endpoint taking client_id and request_uri only, single use (also when uses race), 60
+// seconds, another client's request_uri, the way through sign-in, and clients that require PAR.
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
 import { s256 } from "@/oauth/pkce";

@@ -1,15 +1,16 @@
-// Pushed authorization requests (RFC 9126, CONTRACT.md 13). POST /api/connect/oauth2/par/: the client
-// authenticates as at the token endpoint (a public client sends client_id), the parameters are validated as
-// the authorization endpoint would (2.1: redirect URI, response type, scope, PKCE, state, resource), and
-// stored for 60 seconds under a random request_uri (201 {"request_uri", "expires_in"}; only its digest is
-// kept). The authorization endpoint then takes client_id and request_uri only, and uses the stored request
-// once: the use is a conditional write (claim first, src/oauth/pushed-request-store.ts), made when the
-// signed-in person reaches the decision, so that the way through the sign-in page does not spend it.
-// Nothing secret is stored (README, Security): only the parameters the authorization endpoint reads are kept,
+// Pushed authorization requests (RFC 9126, docs/rules/tokens.md#pushed-authorization-requests). POST
+// /api/connect/oauth2/par/: the client authenticates as at the token endpoint (a public client sends
+// client_id), the parameters are validated as the authorization endpoint would (2.1: redirect URI, response
+// type, scope, PKCE, state, resource), and stored for 60 seconds under a random request_uri (201
+// {"request_uri", "expires_in"}; only its digest is kept). The authorization endpoint then takes client_id and
+// request_uri only, and uses the stored request once: the use is a conditional write (claim first,
+// src/oauth/pushed-request-store.ts), made when the signed-in person reaches the decision, so that the way
+// through the sign-in page does not spend it. Nothing secret is stored
+// (docs/rules/accounts.md#secrets-at-rest): only the parameters the authorization endpoint reads are kept,
 // never the client's authentication (client_secret, client_assertion), a code_verifier or anything else sent.
 // A client holds at most MAX_LIVE_PUSHED_REQUESTS unexpired pushed requests (then 429 rate_limited,
-// Retry-After until the first of them expires; README, Security): counted and inserted in one transaction
-// serialised per client (src/limits/limiter.ts), so that a burst cannot pass the cap.
+// Retry-After until the first of them expires; docs/rules/accounts.md#limits): counted and inserted in one
+// transaction serialised per client (src/limits/limiter.ts), so that a burst cannot pass the cap.
 import { now } from "@/clock";
 import { readBody } from "@/http/body";
 import { json, NO_STORE } from "@/http/respond";

@@ -1,7 +1,8 @@
-// Permission-request create as an attacker would probe it (CONTRACT.md 14; issue 13 findings 3 and 5): no
-// answer may reveal who owns a bundle or who was let into it, refused creates cost the requester, one target
-// can be named only so often, an unconfirmed address is never mailed, and whose e-mail the record shows.
-// Every scene has its own users and bundle, since the database is shared with test files running at once.
+// Permission-request create as an attacker would probe it
+// (docs/rules/permission-requests.md#creating-a-request): no answer may reveal who owns a bundle or who was
+// let into it, refused creates cost the requester, one target can be named only so often, an unconfirmed
+// address is never mailed, and whose e-mail the record shows. Every scene has its own users and bundle, since
+// the database is shared with test files running at once.
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
 import { createBundle } from "@/bundles/create-bundle";
@@ -213,7 +214,7 @@ describe("create is limited so that nobody can probe or flood", () => {
   });
 });
 
-describe("whose e-mail a permission request shows (CONTRACT.md 14)", () => {
+describe("whose e-mail a permission request shows", () => {
   it("shows user_target the requester's e-mail, and the allowed user's only when the requester named them by e-mail", async () => {
     const s = await scene();
     const byEmail = await ask(s, { user_allowed: s.allowed.user.email });
@@ -242,7 +243,7 @@ describe("whose e-mail a permission request shows (CONTRACT.md 14)", () => {
   });
 });
 
-describe("the mail a permission request writes (CONTRACT.md 14; issue 13 findings 5 and 8)", () => {
+describe("the mail a permission request writes", () => {
   const mailOf = async (requestId: number) => (await db()).mailMessage.findFirstOrThrow({ where: { permissionRequestId: requestId } });
 
   it("writes the names people chose so that mail clients do not turn them into links", async () => {

@@ -1,18 +1,20 @@
-// POST /api/bundle_permission_request/ (SPEC.md 4.4, CONTRACT.md 6 and 14). Any authenticated user asks the
-// owner of a bundle (user_target) to let a user (user_allowed) in. The request and its e-mail are written in one
-// transaction; the e-mail carries the only copy of the token, which is stored as its digest.
+// POST /api/bundle_permission_request/ (docs/rules/permission-requests.md#creating-a-request). Any
+// authenticated user asks the owner of a bundle (user_target) to let a user (user_allowed) in. The request and
+// its e-mail are written in one transaction; the e-mail carries the only copy of the token, which is stored as
+// its digest.
 //
-// Nothing in the answer may reveal who owns a bundle or who may read it (CONTRACT.md 14; issue 13 finding 3):
-// every reference is resolved first (an unknown bundle or user_allowed is answered whoever is named as
-// target); then every refusal that depends on ownership or access is the same 400 (CANNOT_GRANT): a target
-// who is not the owner, is unknown, or has not confirmed their address, and, for anyone but the allowed user
-// and the owner (who know it), a user_allowed who already has access or an equal pending request. Probing
-// costs: refused creates count against the requester (REFUSED_LIMIT an hour, then every create is 429), and
-// successes are limited per requester (CREATE_LIMIT) and per target (TARGET_LIMIT), so that nobody can use the
-// service to flood a mailbox. Every limit is taken before the work it protects, in one atomic step
-// (src/limits/limiter.ts), so that a burst sent at once passes at most the limit: each create takes a slot of
-// the refusal limit before it looks anything up, kept only when it ends in a 400 or 409; the create and target
-// slots are taken inside the transaction that writes the request, kept exactly when it commits.
+// Nothing in the answer may reveal who owns a bundle or who may read it
+// (docs/rules/permission-requests.md#creating-a-request): every reference is resolved first (an unknown bundle
+// or user_allowed is answered whoever is named as target); then every refusal that depends on ownership or
+// access is the same 400 (CANNOT_GRANT): a target who is not the owner, is unknown, or has not confirmed their
+// address, and, for anyone but the allowed user and the owner (who know it), a user_allowed who already has
+// access or an equal pending request. Probing costs: refused creates count against the requester
+// (REFUSED_LIMIT an hour, then every create is 429), and successes are limited per requester (CREATE_LIMIT)
+// and per target (TARGET_LIMIT), so that nobody can use the service to flood a mailbox. Every limit is taken
+// before the work it protects, in one atomic step (src/limits/limiter.ts), so that a burst sent at once passes
+// at most the limit: each create takes a slot of the refusal limit before it looks anything up, kept only when
+// it ends in a 400 or 409; the create and target slots are taken inside the transaction that writes the
+// request, kept exactly when it commits.
 import { recordEvent, recordEventInTx } from "@/audit/record-event";
 import { deliverSoon } from "@/email/deliver-soon";
 import { enqueueMail } from "@/email/outbox";

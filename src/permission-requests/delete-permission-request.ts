@@ -7,9 +7,10 @@ import { NO_SUCH_REQUEST } from "@/permission-requests/get-permission-request";
 const REDEEMED = "this request was redeemed: revoke the bundle permission instead";
 
 /**
- * DELETE /api/bundle_permission_request/<id>/ (CONTRACT.md 6): the requester withdraws it, or the target
- * declines it. The allowed user (when not also one of those) gets 403; anyone else 404. A redeemed request is a
- * 409. The record is kept, hidden from lists, so that its token answers 410 until `tokens:prune` removes it.
+ * DELETE /api/bundle_permission_request/<id>/ (docs/rules/permission-requests.md#deleting-and-declining): the
+ * requester withdraws it, or the target declines it. The allowed user (when not also one of those) gets 403;
+ * anyone else 404. A redeemed request is a 409. The record is kept, hidden from lists, so that its token
+ * answers 410 until `tokens:prune` removes it.
  */
 export async function deletePermissionRequest(options: { id: number; viewerId: number }): Promise<void> {
   const { id, viewerId } = options;

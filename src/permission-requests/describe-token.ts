@@ -1,9 +1,10 @@
-// What the redeem page (/redeem?token=...) shows to the person holding a mailed link (CONTRACT.md 6 and 12): a
-// read that changes nothing (mail scanners follow links). Like the API's check, it names the request only to its
+// What the redeem page (/redeem?token=...) shows to the person holding a mailed link
+// (docs/rules/permission-requests.md#checking-a-token, docs/rules/permission-requests.md#redeem-url): a read
+// that changes nothing (mail scanners follow links). Like the API's check, it names the request only to its
 // user_target (404 for an unknown token, "not for you" for anyone else); unlike the check, it also describes a
-// request that ended (accepted, declined, withdrawn, expired), so that a reload after Accept shows the accepted
-// request instead of an error. Accepting and declining go through the API (PUT on the token, DELETE on the
-// record), which enforce the rules.
+// request that ended (accepted, declined, withdrawn, expired), so that a reload after Accept shows the
+// accepted request instead of an error. Accepting and declining go through the API (PUT on the token, DELETE
+// on the record), which enforce the rules.
 import { nowMs } from "@/clock";
 import { digest } from "@/secrets";
 import { db } from "@/db/client";

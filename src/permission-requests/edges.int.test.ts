@@ -1,6 +1,7 @@
-// Edges of /api/bundle_permission_request/ (CONTRACT.md 6) that the main suite does not reach: keys that are
-// too long to be ids, the input schema on its own (ttl and redeem_url), statuses at the exact moment of
-// expiry, list order among requests made in the same millisecond, and who sees a request once it ended.
+// Edges of /api/bundle_permission_request/ (docs/rules/permission-requests.md) that the main suite does not
+// reach: keys that are too long to be ids, the input schema on its own (ttl and redeem_url), statuses at the
+// exact moment of expiry, list order among requests made in the same millisecond, and who sees a request once
+// it ended.
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, nowMs, resetClock } from "@/clock";
 import { createBundle } from "@/bundles/create-bundle";

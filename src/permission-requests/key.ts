@@ -1,6 +1,7 @@
-// `/api/bundle_permission_request/<key>/` (CONTRACT.md 6): a key made only of digits is a record id (its
-// resource_uri: GET, DELETE); anything else is a token (check with GET, redeem with PUT). The two never
-// overlap: tokens are 43 base64url characters, and the chance that one is all digits is about 10^-17.
+// `/api/bundle_permission_request/<key>/` (docs/rules/permission-requests.md#ids-and-tokens-in-paths): a key
+// made only of digits is a record id (its resource_uri: GET, DELETE); anything else is a token (check with
+// GET, redeem with PUT). The two never overlap: tokens are 43 base64url characters, and the chance that one is
+// all digits is about 10^-17.
 import { methodNotAllowed } from "@/http/errors";
 
 export type RequestKey = { kind: "id"; id: number } | { kind: "token"; token: string };

@@ -1,7 +1,8 @@
-// CONTRACT.md 6: "the e-mail is written to an outbox in the same database transaction as the request", so
-// that a request never exists without its mail and no mail goes out for a request that was not made. The
-// database itself refuses one of the two writes (src/testing/faults.ts) and the test checks that the other
-// one was not kept either, and that nothing left behind blocks the next try.
+// docs/rules/permission-requests.md#mail-and-the-outbox: the e-mail is written to an outbox in the same
+// database transaction as the request, so that a request never exists without its mail and no mail goes out
+// for a request that was not made. The database itself refuses one of the two writes (src/testing/faults.ts)
+// and the test checks that the other one was not kept either, and that nothing left behind blocks the next
+// try.
 import { describe, expect, it } from "vitest";
 import { createBundle } from "@/bundles/create-bundle";
 import { listMail } from "@/email/list-mail";
@@ -12,7 +13,10 @@ import { refuseInserts } from "@/testing/faults";
 
 const LIST = "/api/bundle_permission_request/";
 
-/** A bundle owner with a confirmed address (CONTRACT.md 14), and a requester asking to be let in. */
+/**
+ * A bundle owner with a confirmed address (docs/rules/accounts.md#sign-up-and-confirmation), and a requester
+ * asking to be let in.
+ */
 async function scene() {
   const owner = await makeUser();
   await write((tx) => tx.user.update({ where: { id: owner.id }, data: { emailVerifiedAt: new Date() } }));

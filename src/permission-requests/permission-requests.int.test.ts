@@ -1,7 +1,8 @@
-// bundle_permission_request (SPEC.md 2.2 and 4.4, CONTRACT.md 6) through the real route handlers and a real
-// database: create and its rules, the outbox mail, list and detail, check, redeem and delete by every party.
-// Concurrent redeems and deletes are in races.int.test.ts, where the requests are shown to overlap.
-// Every scene has its own users and bundle, since the database is shared with test files running at once.
+// bundle_permission_request (docs/rules/specification.md#permission-requests,
+// docs/rules/permission-requests.md) through the real route handlers and a real database: create and its
+// rules, the outbox mail, list and detail, check, redeem and delete by every party. Concurrent redeems and
+// deletes are in races.int.test.ts, where the requests are shown to overlap. Every scene has its own users and
+// bundle, since the database is shared with test files running at once.
 import { afterEach, describe, expect, it } from "vitest";
 import { formatDateTime } from "@/format/date-time";
 import { advanceClock, resetClock } from "@/clock";
@@ -245,7 +246,8 @@ describe("create", () => {
     const s = await scene();
     const grant = await call("POST", "/api/bundle_permission/", { token: s.owner.accessToken, body: { bundle: s.bundle.id, user_allowed: s.allowed.user.id } });
     expect(grant.status).toBe(201);
-    // Anyone else gets the 400 of a wrong target (CONTRACT.md 14; src/permission-requests/abuse.int.test.ts).
+    // Anyone else gets the 400 of a wrong target (docs/rules/permission-requests.md#creating-a-request;
+    // src/permission-requests/abuse.int.test.ts).
     const allowedAlready = await ask(s, {}, s.allowed.accessToken);
     const owner = await ask(s, { user_allowed: s.owner.user.id }, s.owner.accessToken);
     for (const res of [allowedAlready, owner]) {
@@ -339,7 +341,8 @@ describe("the e-mail", () => {
       expect(part).toContain(s.requester.user.name);
       expect(part).toContain(s.allowed.user.name);
       expect(part).toContain("Holiday photos");
-      // The target sees who really asks (CONTRACT.md 14); the allowed user was named by id, so not their e-mail.
+      // The target sees who really asks (docs/rules/permission-requests.md#who-sees-an-e-mail-address); the
+      // allowed user was named by id, so not their e-mail.
       expect(part).toContain(s.requester.user.email);
       expect(part).not.toContain(s.allowed.user.email);
     }

@@ -1,11 +1,12 @@
-// The single-use rules of permission requests under real concurrency (CONTRACT.md 6): of any number of
-// concurrent redeems exactly one succeeds; a request is withdrawn or declined once; a delete and a redeem
-// racing each other never both succeed; equal creates give one request; the hourly limit counts exactly.
-// The requests are bearer-authenticated (a first-party client's token for redeem: one indexed read, no
-// session cookie to decode) and held at a barrier at the entrance of the route handler until all of them
-// have arrived (src/testing/race.ts), so every test shows that they overlapped: `barrier.arrived` counts
-// the handlers that had started before any of them could go on. holdClaims() then lines a delete and a
-// redeem up in each order, to show what happens to the one that read the record before the other committed.
+// The single-use rules of permission requests under real concurrency
+// (docs/rules/permission-requests.md#redeeming): of any number of concurrent redeems exactly one succeeds; a
+// request is withdrawn or declined once; a delete and a redeem racing each other never both succeed; equal
+// creates give one request; the hourly limit counts exactly. The requests are bearer-authenticated (a
+// first-party client's token for redeem: one indexed read, no session cookie to decode) and held at a barrier
+// at the entrance of the route handler until all of them have arrived (src/testing/race.ts), so every test
+// shows that they overlapped: `barrier.arrived` counts the handlers that had started before any of them could
+// go on. holdClaims() then lines a delete and a redeem up in each order, to show what happens to the one that
+// read the record before the other committed.
 import { afterEach, describe, expect, it } from "vitest";
 import * as keyRoute from "../../app/api/bundle_permission_request/[key]/route";
 import * as listRoute from "../../app/api/bundle_permission_request/route";
@@ -155,7 +156,10 @@ describe("concurrent creates", () => {
     return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   }
 
-  /** A bundle owner with a confirmed address (CONTRACT.md 14), and a requester with a bearer token. */
+  /**
+   * A bundle owner with a confirmed address (docs/rules/accounts.md#sign-up-and-confirmation), and a requester
+   * with a bearer token.
+   */
   async function owners(bundles: number) {
     const [owner, requester] = await Promise.all([makeUser(), makeUser()]);
     await write((tx) => tx.user.update({ where: { id: owner.id }, data: { emailVerifiedAt: new Date() } }));

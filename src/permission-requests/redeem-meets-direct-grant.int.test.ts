@@ -1,7 +1,7 @@
-// A redeem that meets a direct grant of the same access (src/permission-requests/use-token.ts, CONTRACT.md 6):
-// the bundle's owner grants the user access directly (POST /api/bundle_permission/) while the redeem of a
-// pending request for that very access is under way. The redeem still succeeds: the request is redeemed, the
-// access exists once, and the redeem is recorded once.
+// A redeem that meets a direct grant of the same access (src/permission-requests/use-token.ts,
+// docs/rules/permission-requests.md#redeeming): the bundle's owner grants the user access directly (POST
+// /api/bundle_permission/) while the redeem of a pending request for that very access is under way. The redeem
+// still succeeds: the request is redeemed, the access exists once, and the redeem is recorded once.
 //
 // The databases differ in how the two meet, and the test lines them up so that each meets its hard case. The
 // direct grant is written in a transaction that the test holds open (standing in for the grant's own

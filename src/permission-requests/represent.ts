@@ -1,5 +1,5 @@
-// The bundle_permission_request record (CONTRACT.md 6). The token is not a column of it and never appears in
-// any representation: only its digest is stored.
+// The bundle_permission_request record (docs/rules/permission-requests.md#the-request-record). The token is
+// not a column of it and never appears in any representation: only its digest is stored.
 import type { Bundle, PermissionRequest, User } from "@/generated/sqlite/client";
 import { representBundle } from "@/bundles/represent";
 import { permissionRequestContext } from "@/users/email-visibility";

@@ -1,4 +1,4 @@
-// Input of POST /api/bundle_permission_request/ (SPEC.md 2.2, CONTRACT.md 6).
+// Input of POST /api/bundle_permission_request/ (docs/rules/permission-requests.md#creating-a-request).
 import { z } from "zod";
 import { ZBundleReference } from "@/bundles/bundle-reference";
 import { env } from "@/env";
@@ -26,7 +26,8 @@ export const ZTtl = z.unknown().optional().transform((value, ctx): number => {
 /**
  * The page the e-mail link opens, as an absolute URL: it must resolve against APP_URL to APP_URL's origin and
  * the path /redeem (its own query is kept; no fragment, no credentials). Null or blank is APP_URL/redeem. This
- * keeps the loop on the service's own servers (SPEC.md 1) and stops a mail from pointing anywhere else.
+ * keeps the loop on the service's own servers (docs/rules/permission-requests.md#redeem-url) and stops a mail
+ * from pointing anywhere else.
  */
 export const ZRedeemUrl = z.unknown().optional().transform((value, ctx): string => {
   const base = env().appUrl;

@@ -1,7 +1,8 @@
-// The token half of `/api/bundle_permission_request/<token>/` (SPEC.md 4.4, CONTRACT.md 6): check (GET) and
-// redeem (PUT). Only user_target may use a token (SPEC.md 4.4 rule 1): 404 for an unknown token, 403 for
-// anyone else, 410 once the request is no longer pending (redeemed, declined, expired or deleted). Nothing is
-// ever redeemed by a GET, since mail scanners follow links.
+// The token half of `/api/bundle_permission_request/<token>/`
+// (docs/rules/permission-requests.md#checking-a-token, docs/rules/permission-requests.md#redeeming): check
+// (GET) and redeem (PUT). Only user_target may use a token (docs/rules/specification.md#permission-requests):
+// 404 for an unknown token, 403 for anyone else, 410 once the request is no longer pending (redeemed,
+// declined, expired or deleted). Nothing is ever redeemed by a GET, since mail scanners follow links.
 import { recordEventInTx } from "@/audit/record-event";
 import { nowMs } from "@/clock";
 import { forbidden, gone, notFound } from "@/http/errors";
@@ -30,10 +31,11 @@ export async function checkPermissionToken(options: { token: string; viewerId: n
 }
 
 /**
- * PUT: user_target redeems the token, from the service's own pages or a first-party client only (SPEC.md 1: a
- * third-party client may start a request but never complete it). The claim is one conditional update, the
- * first statement of the transaction that also creates the bundle permission, so that of any number of
- * concurrent redeems exactly one succeeds and the permission exists exactly when the request is redeemed.
+ * PUT: user_target redeems the token, from the service's own pages or a first-party client only
+ * (docs/rules/specification.md#what-the-service-does: a third-party client may start a request but never
+ * complete it). The claim is one conditional update, the first statement of the transaction that also creates
+ * the bundle permission, so that of any number of concurrent redeems exactly one succeeds and the permission
+ * exists exactly when the request is redeemed.
  */
 export async function redeemPermissionToken(options: { token: string; principal: Principal }) {
   const { principal } = options;

@@ -1,5 +1,6 @@
-// Client metadata of dynamic registration (RFC 7591 2, CONTRACT.md 13), checked by the rules every client
-// follows (CONTRACT.md 2 and 10), and the client information response (RFC 7591 3.2.1, RFC 7592 3).
+// Client metadata of dynamic registration (RFC 7591 2, docs/rules/tokens.md#dynamic-registration), checked by
+// the rules every client follows (docs/rules/tokens.md#clients, docs/rules/tokens.md#redirect-uris), and the
+// client information response (RFC 7591 3.2.1, RFC 7592 3).
 // - grant_types: one client grant type of this service (authorization_code, implicit, or the device grant),
 //   with refresh_token alongside where that grant issues refresh tokens; default ["authorization_code"]
 //   (RFC 7591 2). password and client_credentials act for an owner, and a registered client has none:
@@ -7,9 +8,9 @@
 // - response_types must agree with the grant type (2.1): code for authorization_code, token for implicit,
 //   none for the device grant.
 // - token_endpoint_auth_method: client_secret_basic (the default), client_secret_post, or none (a public
-//   client; PKCE is then required). Implicit clients are public (CONTRACT.md 2): none.
-// - redirect_uris: the rules of CONTRACT.md 2 (a custom scheme, a fragment, http off loopback:
-//   invalid_redirect_uri); required for code and implicit, refused for the device grant.
+//   client; PKCE is then required). Implicit clients are public (docs/rules/tokens.md#clients): none.
+// - redirect_uris: the rules of docs/rules/tokens.md#redirect-uris (a custom scheme, a fragment, http off
+//   loopback: invalid_redirect_uri); required for code and implicit, refused for the device grant.
 // - client_uri (http or https), logo_uri (https only), scope (known scopes), client_name,
 //   require_pushed_authorization_requests (RFC 9126 6). Unknown fields are ignored (RFC 7591 2).
 // - client_name is a name a person reads (on the consent page): no control, format (bidi) or line-break
@@ -118,7 +119,10 @@ export function parseClientMetadata(body: unknown): ClientRegistration {
   };
 }
 
-/** Registered while registration was open: nobody vouched for its name (CONTRACT.md 13). */
+/**
+ * Registered while registration was open: nobody vouched for its name
+ * (docs/rules/tokens.md#dynamic-registration).
+ */
 export function isUnverified(client: Pick<Client, "registeredVia">): boolean {
   return client.registeredVia === "open";
 }

@@ -1,4 +1,4 @@
-// Client configuration (RFC 7592, CONTRACT.md 13) at the registration_client_uri,
+// Client configuration (RFC 7592, docs/rules/tokens.md#dynamic-registration) at the registration_client_uri,
 // /api/connect/oauth2/register/<client_id>/, with the registration access token as a bearer: GET reads the
 // client information, PUT replaces the metadata (every field, as in a registration; a client stays public
 // or confidential as it registered: its secret cannot be added or taken away here), DELETE removes the

@@ -1,12 +1,13 @@
-// Dynamic client registration, POST /api/connect/oauth2/register/ (RFC 7591 3, CONTRACT.md 13), governed by
-// REGISTRATION: `off` (404), `token` (an initial access token from `registration:token`, sent as a bearer;
-// single use: the registration it allows claims it, first, in the transaction that creates the client, so
-// that a refused registration leaves it usable), `open` (anyone; such clients are marked unverified).
-// Registrations are limited per client address (20 an hour; an IPv6 address counts by its /64): the slot is
-// taken in the transaction that creates the client, before anything else in it (src/limits/limiter.ts), so
-// that it counts exactly the registrations made and a burst sent at once passes at most 20. The answer is 201
-// with the client information (RFC 7591 3.2.1): the secret and the registration access token are shown this
-// once; only their digests are stored. A registered client has no owner.
+// Dynamic client registration, POST /api/connect/oauth2/register/ (RFC 7591 3,
+// docs/rules/tokens.md#dynamic-registration), governed by REGISTRATION: `off` (404), `token` (an initial
+// access token from `registration:token`, sent as a bearer; single use: the registration it allows claims it,
+// first, in the transaction that creates the client, so that a refused registration leaves it usable), `open`
+// (anyone; such clients are marked unverified). Registrations are limited per client address (20 an hour; an
+// IPv6 address counts by its /64): the slot is taken in the transaction that creates the client, before
+// anything else in it (src/limits/limiter.ts), so that it counts exactly the registrations made and a burst
+// sent at once passes at most 20. The answer is 201 with the client information (RFC 7591 3.2.1): the secret
+// and the registration access token are shown this once; only their digests are stored. A registered client
+// has no owner.
 import type { Client } from "@/generated/sqlite/client";
 import { now } from "@/clock";
 import { env } from "@/env";

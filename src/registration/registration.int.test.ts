@@ -1,7 +1,7 @@
-// RFC 7591 dynamic registration and RFC 7592 management (CONTRACT.md 13) against the real route handlers and
-// database: the three REGISTRATION modes, initial access tokens (single use, unspent by a refused
-// registration, 24 hours), the metadata rules, the per-address limit, the consent page's marks, the
-// management endpoint, the CLI's client:list and client:delete, and clients without an owner.
+// RFC 7591 dynamic registration and RFC 7592 management (docs/rules/tokens.md#dynamic-registration) against
+// the real route handlers and database: the three REGISTRATION modes, initial access tokens (single use,
+// unspent by a refused registration, 24 hours), the metadata rules, the per-address limit, the consent page's
+// marks, the management endpoint, the CLI's client:list and client:delete, and clients without an owner.
 import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";

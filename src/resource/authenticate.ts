@@ -1,12 +1,12 @@
-// Who is calling an /api resource (CONTRACT.md 1 and 13): `Authorization: Bearer <access token>`, or
-// `Authorization: DPoP <access token>` with a `DPoP` proof of the key the token is bound to (RFC 9449 7);
-// a token in the query string or body never authenticates. Every 401 offers both schemes, each with the
-// resource metadata's address (RFC 9728 5.1): error="invalid_token" when a token was sent and is unknown,
-// expired or revoked, or is DPoP-bound but sent as Bearer; error="invalid_dpop_proof" on the DPoP challenge
-// when the proof is missing, wrong or replayed. 403 insufficient_scope when the token lacks the scope.
-// A bearer request pays for no JOSE work: the bound key's thumbprint comes with the one-statement lookup.
-// The service's own pages may instead call with the signed-in user's session cookie; such a request that
-// changes anything must carry our own Origin, else 403.
+// Who is calling an /api resource (docs/rules/endpoints.md#api-authentication, docs/rules/tokens.md#dpop):
+// `Authorization: Bearer <access token>`, or `Authorization: DPoP <access token>` with a `DPoP` proof of the
+// key the token is bound to (RFC 9449 7); a token in the query string or body never authenticates. Every 401
+// offers both schemes, each with the resource metadata's address (RFC 9728 5.1): error="invalid_token" when a
+// token was sent and is unknown, expired or revoked, or is DPoP-bound but sent as Bearer;
+// error="invalid_dpop_proof" on the DPoP challenge when the proof is missing, wrong or replayed. 403
+// insufficient_scope when the token lacks the scope. A bearer request pays for no JOSE work: the bound key's
+// thumbprint comes with the one-statement lookup. The service's own pages may instead call with the signed-in
+// user's session cookie; such a request that changes anything must carry our own Origin, else 403.
 import { sessionUserFromRequest } from "@/auth/session";
 import { env } from "@/env";
 import { ApiError, forbidden } from "@/http/errors";
@@ -25,7 +25,7 @@ export type Principal = {
   via: "bearer" | "session";
   /** The authenticated user as read with the token or session (so that handlers need not read it again). */
   user: { id: number; name: string; email: string };
-  /** The service's own pages, or a client the CLI marked first-party (CONTRACT.md 2). */
+  /** The service's own pages, or a client the CLI marked first-party (docs/rules/tokens.md#clients). */
   firstParty: boolean;
 };
 
@@ -159,7 +159,10 @@ function bearerPrincipal(row: BearerToken, scope: Scope): Principal {
   return principal;
 }
 
-/** The service's own pages, or a client the CLI marked first-party (CONTRACT.md 2): read with the token. */
+/**
+ * The service's own pages, or a client the CLI marked first-party (docs/rules/tokens.md#clients): read with
+ * the token.
+ */
 export function isFirstParty(principal: Principal): boolean {
   return principal.firstParty;
 }

@@ -1,6 +1,6 @@
 // The scheme of an Authorization header is case-insensitive (RFC 9110 11.1, RFC 9449 7.1): `bearer` is Bearer
 // and `dpop` is DPoP (src/resource/authenticate.ts). A header that cannot be read answers 401 invalid_token on the
-// challenge of the scheme it names: DPoP when it starts with "DPoP ", else Bearer (CONTRACT.md 13).
+// challenge of the scheme it names: DPoP when it starts with "DPoP ", else Bearer (docs/rules/tokens.md#dpop).
 import { describe, expect, it } from "vitest";
 import { call } from "@/testing/app";
 import { dpopKey, proof } from "@/testing/dpop";

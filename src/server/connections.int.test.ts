@@ -1,8 +1,8 @@
-// Connection deadlines and the connection cap (README, Security) on a real socket: the production request
-// listener and connection rules (src/server/front.ts) with shorter deadlines than production's, both on a
-// server that listens itself (one process) and on one that is handed its connections, as each WORKERS
-// worker is by the primary (src/server/workers.ts). What is asserted is the answer and the close, never how
-// long they took.
+// Connection deadlines and the connection cap (docs/rules/operations.md#connections) on a real socket: the
+// production request listener and connection rules (src/server/front.ts) with shorter deadlines than
+// production's, both on a server that listens itself (one process) and on one that is handed its connections,
+// as each WORKERS worker is by the primary (src/server/workers.ts). What is asserted is the answer and the
+// close, never how long they took.
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer } from "@/testing/app";
 import { openRaw, type RawConnection } from "@/testing/raw-socket";

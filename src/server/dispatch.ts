@@ -2,8 +2,8 @@
 // used by the custom server's fast lane (src/server/fast-lane.ts) and by the integration tests
 // (src/testing/app.ts), so that the tests exercise what production runs. It answers like Next answers for a
 // route module: HEAD falls back to GET (without the body), OPTIONS without an export is a 204 with `Allow`;
-// beyond Next, a method the module lacks is a JSON 405 with `Allow` (CONTRACT.md 1), a malformed path a JSON
-// 400, and an /api path no route file claims a JSON 404, never an HTML page.
+// beyond Next, a method the module lacks is a JSON 405 with `Allow` (docs/rules/endpoints.md#status-codes), a
+// malformed path a JSON 400, and an /api path no route file claims a JSON 404, never an HTML page.
 import { json } from "@/http/respond";
 import { errorResponse, knownParamsContext } from "@/http/route";
 import { buildRouteTable, matchRoute, MalformedPath, type Route, type RouteHandler, type RouteModule, type RouteParams, type RouteTable } from "@/server/routes";

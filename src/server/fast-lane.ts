@@ -1,10 +1,10 @@
-// The fast lane of `npm start` (issue 8): /api (except next-auth's /api/auth/) and the route handlers under
-// /.well-known go from the Node request straight to the route-handler exports (src/server/dispatch.ts) and
-// back to the socket, without Next's per-request machinery. The conversion is lean: headers copied once, a
-// body read only when the request has one, the 64 KiB limit checked on Content-Length before anything is
-// read and while reading (at most one chunk past it is held, the handler answers its 413 in its own words, and
-// the connection is closed rather than drained), the response written with one writeHead and one end. The
-// requests that arrive in one turn of the event loop are served together, after it (queueFastLane, below).
+// The fast lane of `npm start` (docs/design.md): /api (except next-auth's /api/auth/) and the route handlers
+// under /.well-known go from the Node request straight to the route-handler exports (src/server/dispatch.ts)
+// and back to the socket, without Next's per-request machinery. The conversion is lean: headers copied once, a
+// body read only when the request has one, the 64 KiB limit checked on Content-Length before anything is read
+// and while reading (at most one chunk past it is held, the handler answers its 413 in its own words, and the
+// connection is closed rather than drained), the response written with one writeHead and one end. The requests
+// that arrive in one turn of the event loop are served together, after it (queueFastLane, below).
 //
 // What clients saw from Next stays: the route handlers' statuses, headers and bodies, and the security headers
 // next.config.mjs adds to every path (nosniff and framing), plus Strict-Transport-Security under an https
@@ -218,8 +218,8 @@ export async function serveFastLane(req: IncomingMessage, res: ServerResponse, d
 // the middle of reading the others. A request's code then runs while the previous one has just brought the
 // same code and data into the CPU's caches, instead of after the parsing of other requests, the kernel's
 // networking and other processes have pushed them out: measured through npm start under load, a bearer read
-// cost 130-165 µs of CPU served at once and 66-80 µs staged, /api/health 62-80 and 40-52 (issue 8). A lone
-// request waits only for the rest of the turn it arrived in. Order is kept (first come, first served).
+// cost 130-165 µs of CPU served at once and 66-80 µs staged, /api/health 62-80 and 40-52 (docs/benchmarks.md).
+// A lone request waits only for the rest of the turn it arrived in. Order is kept (first come, first served).
 let staged: Array<() => void> = [];
 
 function serveStaged(): void {

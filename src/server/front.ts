@@ -1,5 +1,5 @@
 // What every connection and every request meets before any routing, in `npm start` and in each WORKERS worker
-// (README, Security):
+// (docs/rules/operations.md#connections, docs/rules/endpoints.md#request-targets, docs/security.md):
 //
 // Connections (slow clients must not hold a connection, and with it a share of the process, for minutes):
 // - a request's headers must have arrived 10 s after it began (a new connection: after it opened; a kept-alive

@@ -1,6 +1,7 @@
-// Strict-Transport-Security (RFC 6797) under an https APP_URL on every HTML answer (README, Security): the
-// authorization endpoint's error pages and redirects (which Next's page proxy never sees: /api is the fast
-// lane's), the pages (proxy.ts), and whatever else the server answers; never under http.
+// Strict-Transport-Security (RFC 6797) under an https APP_URL on every HTML answer
+// (docs/rules/operations.md#security-headers): the authorization endpoint's error pages and redirects (which
+// Next's page proxy never sees: /api is the fast lane's), the pages (proxy.ts), and whatever else the server
+// answers; never under http.
 import { NextRequest } from "next/server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { env, setEnvForTests } from "@/env";

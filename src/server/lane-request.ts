@@ -1,4 +1,4 @@
-// The Request that the fast lane (src/server/fast-lane.ts, issue 8) hands to the route handlers: what a
+// The Request that the fast lane (src/server/fast-lane.ts, docs/design.md) hands to the route handlers: what a
 // handler reads of a Web Request (method, url, headers, the body through src/http/body.ts) without what it
 // does not, built when first asked for. Undici's Request constructor costs more than the rest of a health
 // check (about 10 µs here: an AbortController, WebIDL conversions of every header, the URL), and handlers

@@ -1,8 +1,9 @@
-// Stopping a listener without resetting connections that were already made (graceful shutdown, CONTRACT.md
-// 11). Connections the kernel has completed but the process has not yet taken from the listen queue are
-// reset when the listening socket closes; and Node takes them over several turns of the event loop, about
-// one per turn when the process is busy (seen here: 35-45 ms apart under load), not all at once. So the
-// listener closes only once QUIET_TURNS turns and QUIET_MS have passed with nothing accepted (or MAX_MS).
+// Stopping a listener without resetting connections that were already made (graceful shutdown,
+// docs/rules/operations.md#shutdown). Connections the kernel has completed but the process has not yet taken
+// from the listen queue are reset when the listening socket closes; and Node takes them over several turns of
+// the event loop, about one per turn when the process is busy (seen here: 35-45 ms apart under load), not all
+// at once. So the listener closes only once QUIET_TURNS turns and QUIET_MS have passed with nothing accepted
+// (or MAX_MS).
 
 export const QUIET_TURNS = 3;
 export const QUIET_MS = 50;

@@ -1,8 +1,8 @@
-// Issue 10 point 4 on PostgreSQL: a database that cannot be reached (connection refused, never answering,
-// connections dropped) or a statement that cannot finish is a 503 with Retry-After and a JSON error, never a
-// 500 or a hang; the service recovers by itself when the database is back. The app talks to the test
-// database through a TCP proxy (src/testing/tcp-proxy.ts) that plays each outage. Runs when the suite runs
-// on PostgreSQL (TEST_DATABASE_URL=postgresql://...).
+// A database outage on PostgreSQL (docs/rules/operations.md#database-outages): a database that cannot be
+// reached (connection refused, never answering, connections dropped) or a statement that cannot finish is a
+// 503 with Retry-After and a JSON error, never a 500 or a hang; the service recovers by itself when the
+// database is back. The app talks to the test database through a TCP proxy (src/testing/tcp-proxy.ts) that
+// plays each outage. Runs when the suite runs on PostgreSQL (TEST_DATABASE_URL=postgresql://...).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { startTcpProxy, type TcpProxy } from "@/testing/tcp-proxy";
@@ -10,7 +10,7 @@ import { startTcpProxy, type TcpProxy } from "@/testing/tcp-proxy";
 const realUrl = process.env.DATABASE_URL ?? "";
 const onPostgres = realUrl.startsWith("postgres");
 
-describe.runIf(onPostgres)("a PostgreSQL outage (issue 10 point 4)", () => {
+describe.runIf(onPostgres)("a PostgreSQL outage", () => {
   let proxy: TcpProxy;
   let app: typeof import("@/testing/app");
   let session: Awaited<ReturnType<typeof import("@/testing/factories").passwordSession>>;

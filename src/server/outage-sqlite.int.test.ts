@@ -1,12 +1,13 @@
-// Issue 10 point 4 on SQLite: a database file that cannot be opened is a 503 with Retry-After and a JSON
-// error (never a 500), and the service recovers by itself once the file can be opened: the connection is
-// made again on the next request. Runs on every suite (its own file, whatever TEST_DATABASE_URL is).
+// A database outage on SQLite (docs/rules/operations.md#database-outages): a database file that cannot be
+// opened is a 503 with Retry-After and a JSON error (never a 500), and the service recovers by itself once the
+// file can be opened: the connection is made again on the next request. Runs on every suite (its own file,
+// whatever TEST_DATABASE_URL is).
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-describe("an SQLite file that cannot be opened (issue 10 point 4)", () => {
+describe("an SQLite file that cannot be opened", () => {
   const dir = mkdtempSync(join(tmpdir(), "outage-sqlite-"));
   const file = join(dir, "app.db");
   let app: typeof import("@/testing/app");

@@ -1,8 +1,8 @@
 // Web sign-ins from an address that the per-address sign-in limit refuses are answered before Next
-// (src/server/front.ts, src/limits/refused-addresses.ts; README, Security): a flood from one address, each
-// answered 429 by Next, kept the process's one thread busy and held a legitimate password grant back by
-// hundreds of milliseconds. The test server stands in for Next with a 404 "not served without Next", so an
-// answer other than that one was given by the front door.
+// (src/server/front.ts, src/limits/refused-addresses.ts; docs/rules/accounts.md#limits): a flood from one
+// address, each answered 429 by Next, kept the process's one thread busy and held a legitimate password grant
+// back by hundreds of milliseconds. The test server stands in for Next with a 404 "not served without Next",
+// so an answer other than that one was given by the front door.
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";

@@ -1,7 +1,8 @@
-// Request targets (README, Security) on a real socket: dot segments in any spelling and absolute-form targets
-// naming another host are refused with a 400 JSON error before any routing (src/server/request-target.ts),
-// so that nothing reaches /api except through the fast lane and its checks. The test server stands in for
-// Next with a plain 404 "not served without Next": a request that gets it would have gone to Next.
+// Request targets (docs/rules/endpoints.md#request-targets) on a real socket: dot segments in any spelling and
+// absolute-form targets naming another host are refused with a 400 JSON error before any routing
+// (src/server/request-target.ts), so that nothing reaches /api except through the fast lane and its checks.
+// The test server stands in for Next with a plain 404 "not served without Next": a request that gets it would
+// have gone to Next.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer } from "@/testing/app";
 import { openRaw } from "@/testing/raw-socket";

@@ -1,5 +1,5 @@
-// Request targets (README, Security), checked on every request before any routing: before the fast lane
-// decides anything and before Next sees the request, in every process (WORKERS too).
+// Request targets (docs/rules/endpoints.md#request-targets), checked on every request before any routing:
+// before the fast lane decides anything and before Next sees the request, in every process (WORKERS too).
 //
 // - Dot segments. RFC 3986 5.2.4 leaves removing "." and ".." segments to whoever resolves a reference, and
 //   the WHATWG URL parser that Next uses does remove them: `/api/auth/../user/1` reached /api/user/1 through

@@ -1,11 +1,13 @@
-// The fast lane's route table (issue 8): the route handlers of app/api/**/route.ts and app/.well-known/**/route.ts,
-// matched the way the app router matches them, so that the route files stay the one place a path is defined.
-// next-auth's own routes (app/api/auth/) are left to Next: its handler reads Next's request scope.
+// The fast lane's route table (docs/design.md): the route handlers of app/api/**/route.ts and
+// app/.well-known/**/route.ts, matched the way the app router matches them, so that the route files stay the
+// one place a path is defined. next-auth's own routes (app/api/auth/) are left to Next: its handler reads
+// Next's request scope.
 //
 // The table is built once per process from the files on disk (a new route file is picked up at the next
 // start, never by a scan per request): static paths in a map, dynamic ones in app-router precedence (per
 // segment: static, then [param], then [...catchAll], then [[...optional]]). Route groups "(name)" add no
-// segment; private folders "_name" are not routable. Matching ignores a trailing slash (CONTRACT.md 1).
+// segment; private folders "_name" are not routable. Matching ignores a trailing slash
+// (docs/rules/endpoints.md#paths).
 import { readdirSync, statSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";

@@ -1,14 +1,14 @@
 // `npm start`: a custom Next.js server (next({ dev: false }), prepare(), getRequestHandler(); a documented
-// deployment mode) with a fast lane in front (README, Design: serving). Connections and request targets first meet the rules
-// of src/server/front.ts (deadlines, MAX_CONNECTIONS, dot segments and absolute-form targets refused, HSTS
-// under https). Every request then gets the socket's address appended to X-Forwarded-For
-// (src/http/client-address.ts); /api (but next-auth's /api/auth/) and the route handlers under /.well-known
-// go to the route-handler exports directly (src/server/fast-lane.ts, staged per turn of the event loop), and
+// deployment mode) with a fast lane in front (docs/design.md). Connections and request targets first meet the
+// rules of src/server/front.ts (deadlines, MAX_CONNECTIONS, dot segments and absolute-form targets refused,
+// HSTS under https). Every request then gets the socket's address appended to X-Forwarded-For
+// (src/http/client-address.ts); /api (but next-auth's /api/auth/) and the route handlers under /.well-known go
+// to the route-handler exports directly (src/server/fast-lane.ts, staged per turn of the event loop), and
 // pages, /api/auth/*, /_next/* and everything else to Next.
 //
-// Graceful shutdown (CONTRACT.md 11) on SIGTERM and SIGINT (src/server/workers.ts with WORKERS): stop
-// accepting connections, let the requests in flight finish (with their after-response work) for up to
-// SHUTDOWN_GRACE_MS, answer every request from then on with `Connection: close`, let idle keep-alive
+// Graceful shutdown (docs/rules/operations.md#shutdown) on SIGTERM and SIGINT (src/server/workers.ts with
+// WORKERS): stop accepting connections, let the requests in flight finish (with their after-response work) for
+// up to SHUTDOWN_GRACE_MS, answer every request from then on with `Connection: close`, let idle keep-alive
 // connections end at their keep-alive timeout rather than cutting them, stop the outbox sweep, close the
 // database; the caller then exits 0. A single process handles the signals in scripts/serve.ts.
 import next from "next";

@@ -1,15 +1,15 @@
-// WORKERS=n (CONTRACT.md 11): n processes serving one port. The primary (forked with node:cluster, which
-// also restarts the workers' module loader) applies the migrations, then listens itself and hands every new
-// connection to the next worker in turn, as node:cluster's own round-robin does, but under our control: on
-// SIGTERM or SIGINT it stops accepting, finishes handing over what it accepted, and only then tells each
-// worker to drain (src/server/server.ts). With node:cluster's own listener, connections the primary had
-// accepted but not yet handed to a busy worker were reset when the workers closed their servers.
-// Workers ignore signals sent to them directly (a signal to the whole process group, Ctrl-C): the primary
-// decides. The primary exits once every worker has (0 when each shut down cleanly), and restarts a worker
-// that died on its own. Every guarantee holds across workers as across instances: the single-use claims,
-// rate limits and the outbox claim live in the database, never in a process. The connection rules (header
-// and request deadlines, idle keep-alive, MAX_CONNECTIONS per process) are each worker's, on the
-// connections it is handed (src/server/front.ts).
+// WORKERS=n (docs/rules/operations.md#workers): n processes serving one port. The primary (forked with
+// node:cluster, which also restarts the workers' module loader) applies the migrations, then listens itself
+// and hands every new connection to the next worker in turn, as node:cluster's own round-robin does, but under
+// our control: on SIGTERM or SIGINT it stops accepting, finishes handing over what it accepted, and only then
+// tells each worker to drain (src/server/server.ts). With node:cluster's own listener, connections the primary
+// had accepted but not yet handed to a busy worker were reset when the workers closed their servers. Workers
+// ignore signals sent to them directly (a signal to the whole process group, Ctrl-C): the primary decides. The
+// primary exits once every worker has (0 when each shut down cleanly), and restarts a worker that died on its
+// own. Every guarantee holds across workers as across instances: the single-use claims, rate limits and the
+// outbox claim live in the database, never in a process. The connection rules (header and request deadlines,
+// idle keep-alive, MAX_CONNECTIONS per process) are each worker's, on the connections it is handed
+// (src/server/front.ts).
 import cluster, { type Worker } from "node:cluster";
 import { createServer, type Socket } from "node:net";
 import type { Env } from "@/env";

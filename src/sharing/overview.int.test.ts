@@ -1,5 +1,6 @@
-// What /settings/sharing shows (src/sharing/overview.ts) under the e-mail visibility rule of CONTRACT.md 14
-// (issue 13 finding 2): an owner who lets any user id into their own bundle must not learn that user's e-mail.
+// What /settings/sharing shows (src/sharing/overview.ts) under the e-mail visibility rule
+// (docs/rules/permission-requests.md#who-sees-an-e-mail-address): an owner who lets any user id into their own
+// bundle must not learn that user's e-mail.
 import { describe, expect, it } from "vitest";
 import { createBundle } from "@/bundles/create-bundle";
 import { sharingOverview } from "@/sharing/overview";

@@ -1,9 +1,10 @@
-// What /settings/sharing shows (CONTRACT.md 12): the user's bundles with who may read them, the bundles others
-// let the user into, the pending permission requests the user received, and the requests the user sent
-// (pending, accepted or expired; withdrawn and declined ones are deleted and hidden, as in the API's lists).
-// People are shown under the e-mail visibility rule (CONTRACT.md 14, src/users/email-visibility.ts): the page
-// gets each person's e-mail only where the viewer may see it, so that nothing renders more than the rule
-// allows (letting a user id into your own bundle does not reveal their address).
+// What /settings/sharing shows (docs/rules/pages.md#sharing): the user's bundles with who may read them, the
+// bundles others let the user into, the pending permission requests the user received, and the requests the
+// user sent (pending, accepted or expired; withdrawn and declined ones are deleted and hidden, as in the API's
+// lists). People are shown under the e-mail visibility rule
+// (docs/rules/permission-requests.md#who-sees-an-e-mail-address, src/users/email-visibility.ts): the page gets
+// each person's e-mail only where the viewer may see it, so that nothing renders more than the rule allows
+// (letting a user id into your own bundle does not reveal their address).
 import { nowMs } from "@/clock";
 import { db } from "@/db/client";
 import { statusOf, type RequestStatus } from "@/permission-requests/represent";

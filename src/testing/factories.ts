@@ -1,7 +1,8 @@
 // Test factories. They go through the same domain functions as the CLI and the dev seed: users are made
 // confirmed (src/users/create-user.ts), as the CLI makes them, so that they may register clients and get
-// tokens (README, Security). An unconfirmed account comes only from sign-up (src/accounts/sign-up.ts); what
-// such an account could make when nothing stopped it is written directly by the *Row helpers below.
+// tokens (docs/rules/accounts.md#unconfirmed-accounts). An unconfirmed account comes only from sign-up
+// (src/accounts/sign-up.ts); what such an account could make when nothing stopped it is written directly by
+// the *Row helpers below.
 import { randomBytes } from "node:crypto";
 import { createClient, type TCreateClient } from "@/clients/create-client";
 import { now } from "@/clock";

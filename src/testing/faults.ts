@@ -1,8 +1,8 @@
 // Faults injected into the real database, for tests of what a failure leaves behind and of what a failing
-// request logs (issue 15). A trigger refuses the inserts into, or updates of, the rows of one table whose
-// column holds one value (a test's own e-mail or id), so that test files running at the same time against the
-// same database are not affected. Nothing in the code under test is replaced: the database itself refuses
-// the write, as a full disk or a broken constraint would.
+// request logs. A trigger refuses the inserts into, or updates of, the rows of one table whose column holds
+// one value (a test's own e-mail or id), so that test files running at the same time against the same database
+// are not affected. Nothing in the code under test is replaced: the database itself refuses the write, as a
+// full disk or a broken constraint would.
 import { randomBytes } from "node:crypto";
 import { env } from "@/env";
 import { write } from "@/db/client";

@@ -1,12 +1,12 @@
-// Counts the password hash computations a piece of work starts, without timing anything (issue 15: "equal
-// hash work for unknown e-mails"). @node-rs/argon2 runs every hash and every verification as one task on
-// libuv's thread pool, and Node reports each such task to async_hooks when it is created, synchronously, from
-// inside the call that started it. The hook looks at who made the call: a task whose nearest caller in
-// src/users/passwords.ts, among its exported functions, is verifyPassword() or hashPassword() is one
-// verification or one hash (the call to argon2 itself sits in a closure handed to the hashing slots, so the
-// exported function is one or two frames further out; the dummy hash of an unknown e-mail is a hashPassword()
-// called from verifyPassword(), and counts as a hash). The code under test runs unchanged; only Node's own
-// instrumentation is switched on.
+// Counts the password hash computations a piece of work starts, without timing anything (equal hash work for
+// unknown e-mails: docs/rules/accounts.md#password-hashing). @node-rs/argon2 runs every hash and every
+// verification as one task on libuv's thread pool, and Node reports each such task to async_hooks when it is
+// created, synchronously, from inside the call that started it. The hook looks at who made the call: a task
+// whose nearest caller in src/users/passwords.ts, among its exported functions, is verifyPassword() or
+// hashPassword() is one verification or one hash (the call to argon2 itself sits in a closure handed to the
+// hashing slots, so the exported function is one or two frames further out; the dummy hash of an unknown
+// e-mail is a hashPassword() called from verifyPassword(), and counts as a hash). The code under test runs
+// unchanged; only Node's own instrumentation is switched on.
 import { createHook } from "node:async_hooks";
 
 export type HashWork = { verifications: number; hashes: number };

@@ -13,7 +13,10 @@ type User = Awaited<ReturnType<typeof makeUser>>;
 const LIST = "/api/bundle_permission_request/";
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 
-/** A bearer token for `user` from a password client; first-party clients may redeem (CONTRACT.md 2). */
+/**
+ * A bearer token for `user` from a password client; first-party clients may redeem
+ * (docs/rules/permission-requests.md#redeeming).
+ */
 export async function bearer(user: User, firstParty = false): Promise<string> {
   const client = await makeClient({ ownerId: user.id, firstParty });
   const res = await call("POST", "/api/connect/oauth2/token/", {

@@ -1,7 +1,9 @@
-// Requests that truly overlap, for the tests of single-use rules (CONTRACT.md 3, 4, 6: "exactly one of any
-// number of concurrent uses succeeds"). Firing requests with Promise.all is not enough: whatever a handler
-// does before its claim (decoding a session cookie, hashing) can stagger them so that each one runs after the
-// previous one has finished, and then a test of the race passes even when the claim is not conditional at all.
+// Requests that truly overlap, for the tests of single-use rules (of any number of concurrent uses exactly one
+// succeeds: docs/rules/tokens.md#authorization-codes, docs/rules/tokens.md#refresh,
+// docs/rules/permission-requests.md#redeeming). Firing requests with Promise.all is not enough: whatever a
+// handler does before its claim (decoding a session cookie, hashing) can stagger them so that each one runs
+// after the previous one has finished, and then a test of the race passes even when the claim is not
+// conditional at all.
 //
 // A Barrier holds every request at the entrance of its handler until all of them have arrived, then lets them
 // go at once; a test checks `barrier.arrived` to show that they did overlap. The hold is in what the handler

@@ -1,5 +1,5 @@
 // A second server instance for tests that need two processes on one database (e.g. a DPoP jti replayed
-// against another instance, CONTRACT.md 13): the production fast lane on a free port, with the test
+// against another instance, docs/rules/tokens.md#dpop): the production fast lane on a free port, with the test
 // environment it inherits. Prints "listening <url>" and serves until it is sent SIGTERM.
 import { startServer } from "@/testing/app";
 

@@ -14,7 +14,7 @@ async function ownerAndClient() {
 }
 
 describe("password grant", () => {
-  it("issues the token record of SPEC.md 2.1 with no-store headers", async () => {
+  it("issues the token record with no-store headers", async () => {
     const { user, client } = await ownerAndClient();
     const res = await call("POST", TOKEN, {
       body: { grant_type: "password", client_id: client.client_id, client_secret: client.client_secret, username: user.email, password: user.password, scope: "readonly" },

@@ -1,9 +1,10 @@
-// The token endpoint, POST /api/connect/oauth2/token/ (SPEC.md 4.2, CONTRACT.md 4 and 10), as a list of small
-// steps: read the body (JSON, text/plain JSON or form), authenticate the client, pick the grant handler by
-// grant_type, add the OpenID Connect id_token where the grant has one (CONTRACT.md 9), answer the token
-// record with no-store headers. CONTRACT.md 13: `resource` must be this service's API (RFC 8707); a DPoP
-// proof (RFC 9449 5), when the request has one, is checked before the grant runs (a bad or replayed one is
-// 400 invalid_dpop_proof and consumes nothing) and the grant binds its tokens to the proof's key.
+// The token endpoint, POST /api/connect/oauth2/token/ (docs/rules/tokens.md#token-endpoint), as a list of
+// small steps: read the body (JSON, text/plain JSON or form), authenticate the client, pick the grant handler
+// by grant_type, add the OpenID Connect id_token where the grant has one
+// (docs/rules/openid-connect.md#id-tokens), answer the token record with no-store headers. `resource` must be
+// this service's API (RFC 8707, docs/rules/tokens.md#resource-indicators); a DPoP proof (RFC 9449 5), when the
+// request has one, is checked before the grant runs (a bad or replayed one is 400 invalid_dpop_proof and
+// consumes nothing) and the grant binds its tokens to the proof's key.
 import { readBody } from "@/http/body";
 import { json, NO_STORE } from "@/http/respond";
 import { authenticateClient } from "@/oauth/client-auth";

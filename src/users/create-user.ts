@@ -1,6 +1,7 @@
-// Creates a user whose address counts as confirmed (CONTRACT.md 14): the admin CLI's `user:create`, the
-// development seed and the test factories, where whoever runs it vouches for the address. Self-service
-// sign-up is src/accounts/sign-up.ts, which creates the user unconfirmed and mails a confirmation link.
+// Creates a user whose address counts as confirmed (docs/rules/accounts.md#sign-up-and-confirmation): the
+// admin CLI's `user:create`, the development seed and the test factories, where whoever runs it vouches for
+// the address. Self-service sign-up is src/accounts/sign-up.ts, which creates the user unconfirmed and mails a
+// confirmation link.
 import { z } from "zod";
 import { now } from "@/clock";
 import { conflict } from "@/http/errors";

@@ -1,9 +1,10 @@
-// Whose e-mail a viewer may see (CONTRACT.md 14; issue 13 finding 2). Another user's e-mail is shown, on pages,
-// in mail and in API representations, only to that user; to the target of a permission request for its
-// requester; and for its user_allowed when the requester named them by e-mail (the requester knew the address
-// and chose to tell the target). Everyone else sees names, and where a name could mislead, the user's id
-// (`personLabel`). Names are chosen by their owners, so an e-mail address is the only thing a target can
-// trust about who asks; an owner who lets a user id into a bundle learns nothing more than the name.
+// Whose e-mail a viewer may see (docs/rules/permission-requests.md#who-sees-an-e-mail-address). Another user's
+// e-mail is shown, on pages, in mail and in API representations, only to that user; to the target of a
+// permission request for its requester; and for its user_allowed when the requester named them by e-mail (the
+// requester knew the address and chose to tell the target). Everyone else sees names, and where a name could
+// mislead, the user's id (`personLabel`). Names are chosen by their owners, so an e-mail address is the only
+// thing a target can trust about who asks; an owner who lets a user id into a bundle learns nothing more than
+// the name.
 //
 // Every place that shows a user asks `maySeeEmail`; nothing else decides.
 

@@ -11,9 +11,9 @@ type Viewer = { id: number; name: string; email: string };
 const selves = new WeakMap<Viewer, UserRepresentation>();
 
 /**
- * GET /api/user/<id>/: the representation to any authenticated caller; 404 for unknown ids (CONTRACT.md 2).
- * A caller reading themself is answered at once from the row read with their token (src/resource/authenticate.ts),
- * without a second read (nor a promise: src/http/route.ts, andThen()).
+ * GET /api/user/<id>/: the representation to any authenticated caller; 404 for unknown ids
+ * (docs/rules/permission-requests.md#users). A caller reading themself is answered at once from the row read
+ * with their token (src/resource/authenticate.ts), without a second read (nor a promise: src/http/route.ts, andThen()).
  */
 export function getUser(options: { id: string; viewer: Viewer }): MaybePromise<UserRepresentation> {
   if (!/^\d{1,12}$/.test(options.id)) throw notFound("no such user");

@@ -1,8 +1,9 @@
-// Password hashing is a bounded resource (README, Security): at most HASH_QUEUE hashes wait for a hashing
-// slot; a request beyond that is answered at once, 503 with Retry-After: 1 (temporarily_unavailable at the
-// token endpoint, RFC 6749 4.1.2.1), instead of queueing behind the others. The pool is held
-// (src/testing/hold-pool.ts) so that the admitted hashes stay in their slots while the burst arrives: the
-// refusals are seen while every request of the burst is inside the queue, and before any admitted one ends.
+// Password hashing is a bounded resource (docs/rules/accounts.md#password-hashing): at most HASH_QUEUE hashes
+// wait for a hashing slot; a request beyond that is answered at once, 503 with Retry-After: 1
+// (temporarily_unavailable at the token endpoint, RFC 6749 4.1.2.1), instead of queueing behind the others.
+// The pool is held (src/testing/hold-pool.ts) so that the admitted hashes stay in their slots while the burst
+// arrives: the refusals are seen while every request of the burst is inside the queue, and before any admitted
+// one ends.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { until } from "@/testing/until";
 import { env, setEnvForTests, type Env } from "@/env";

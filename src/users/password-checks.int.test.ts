@@ -1,7 +1,8 @@
-// Passwords (CONTRACT.md 2 and 4): stored as argon2id, and an unknown e-mail costs the same password-hash
-// work as a known one, so that neither the token endpoint nor sign-in tells which e-mails have accounts.
-// The work is counted, not timed: src/testing/hash-work.ts counts the argon2 verifications each request
-// starts, through Node's async_hooks, while the real code runs.
+// Passwords (docs/rules/permission-requests.md#users, docs/rules/accounts.md#password-hashing): stored as
+// argon2id, and an unknown e-mail costs the same password-hash work as a known one, so that neither the token
+// endpoint nor sign-in tells which e-mails have accounts. The work is counted, not timed:
+// src/testing/hash-work.ts counts the argon2 verifications each request starts, through Node's async_hooks,
+// while the real code runs.
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
 import { call } from "@/testing/app";

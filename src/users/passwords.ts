@@ -26,12 +26,13 @@ export function hashingSlots(config: { workers: number; threadPoolSize: number }
 // One queue per process, on globalThis: the custom server loads this module twice (its own copy for the
 // password grant, Next's bundle's for sign-in), and both share one thread pool.
 //
-// The queue is bounded (README, Security): at most as many hashes wait as the process hashes in about
-// QUEUE_SECONDS, HASH_QUEUE overriding. A hash or verification beyond that is refused at once with HashingBusy
-// (503, Retry-After: 1) instead of waiting: unbounded, a flood of sign-ins with random e-mails made every
-// other password check in the process wait seconds behind it. How fast the process hashes is measured when it
-// first hashes (a few argon2id hashes with the options above, one after the other), and kept current from the
-// time each hash then takes in its slot, so that a machine slowed by other work waits no longer than planned.
+// The queue is bounded (docs/rules/accounts.md#password-hashing): at most as many hashes wait as the process
+// hashes in about QUEUE_SECONDS, HASH_QUEUE overriding. A hash or verification beyond that is refused at once
+// with HashingBusy (503, Retry-After: 1) instead of waiting: unbounded, a flood of sign-ins with random
+// e-mails made every other password check in the process wait seconds behind it. How fast the process hashes
+// is measured when it first hashes (a few argon2id hashes with the options above, one after the other), and
+// kept current from the time each hash then takes in its slot, so that a machine slowed by other work waits no
+// longer than planned.
 //
 // Two queues, each with that bound, take turns at the free slots: hashes asked for by an API request (one
 // that route() serves, src/http/route.ts: the token endpoint's password grant, whose client has authenticated
@@ -60,7 +61,7 @@ type Slots = {
 };
 const holder = globalThis as typeof globalThis & { __hashingSlots?: Slots };
 
-/** The queue holds about this much hashing work (README, Security). */
+/** The queue holds about this much hashing work (docs/rules/accounts.md#password-hashing). */
 export const QUEUE_SECONDS = 2;
 /** Hashes timed to measure the rate (after one that warms up). */
 const MEASURED_HASHES = 3;

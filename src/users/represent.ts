@@ -1,6 +1,7 @@
-// The user representation (CONTRACT.md 2): `{"id", "resource_uri", "name"}`, plus `"email"` where the e-mail
-// visibility rule allows it (CONTRACT.md 14, src/users/email-visibility.ts): to the user themself, and in a
-// permission request to its target.
+// The user representation (docs/rules/permission-requests.md#users): `{"id", "resource_uri", "name"}`, plus
+// `"email"` where the e-mail visibility rule allows it
+// (docs/rules/permission-requests.md#who-sees-an-e-mail-address, src/users/email-visibility.ts): to the user
+// themself, and in a permission request to its target.
 import type { User } from "@/generated/sqlite/client";
 import { maySeeEmail, type EmailContext } from "@/users/email-visibility";
 

@@ -1,5 +1,5 @@
 // Password sign-in for the service's own pages (next-auth's credentials provider calls signInWithPassword):
-// the rate limits of CONTRACT.md 14 (issue 13 finding 4) and the audit events of CONTRACT.md 11.
+// the rate limits of docs/rules/accounts.md#limits and the audit events of docs/rules/operations.md#audit-log.
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
 import { db } from "@/db/client";

@@ -1,13 +1,14 @@
-// Password sign-in for the service's own pages (next-auth's credentials provider calls this; README, Security).
-// Failures are limited per e-mail and client address (10 in 15 minutes), per e-mail across all addresses (50
-// in 15 minutes) and per client address across all e-mails (100 in 15 minutes; an IPv6 address counts by its
-// /64): while any limit is reached, even the right password is refused until the window passes. The per
-// e-mail and address limit stops one attacker from locking a person out; the higher per-e-mail ceiling stops
-// a password spray from many addresses; the per-address ceiling stops one address from trying e-mail after
-// e-mail (as Auth0's suspicious-IP throttling does). Each attempt takes its slot on all three before the
-// password hash (src/limits/limiter.ts), so that a burst of attempts sent at once passes at most the limit,
-// and gives it back when the password was right or the hash could not be done. Unknown e-mails cost the same
-// hashing time and count the same. Audit events: signin.succeeded, signin.failed, rate_limited.
+// Password sign-in for the service's own pages (next-auth's credentials provider calls this;
+// docs/rules/accounts.md#limits). Failures are limited per e-mail and client address (10 in 15 minutes), per
+// e-mail across all addresses (50 in 15 minutes) and per client address across all e-mails (100 in 15 minutes;
+// an IPv6 address counts by its /64): while any limit is reached, even the right password is refused until the
+// window passes. The per e-mail and address limit stops one attacker from locking a person out; the higher
+// per-e-mail ceiling stops a password spray from many addresses; the per-address ceiling stops one address
+// from trying e-mail after e-mail (as Auth0's suspicious-IP throttling does). Each attempt takes its slot on
+// all three before the password hash (src/limits/limiter.ts), so that a burst of attempts sent at once passes
+// at most the limit, and gives it back when the password was right or the hash could not be done. Unknown
+// e-mails cost the same hashing time and count the same. Audit events: signin.succeeded, signin.failed,
+// rate_limited.
 import { recordEvent, recordEventInTx } from "@/audit/record-event";
 import { db, write } from "@/db/client";
 import { addressKey, fullUntil, isRateLimited, reserve, type Limit, type Reservation } from "@/limits/limiter";

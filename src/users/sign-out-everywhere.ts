@@ -1,6 +1,6 @@
-// "Sign out everywhere" (README, Security): browser sessions carry the sessionVersion they were issued with
-// (src/auth/session.ts), so one increment ends every session of the user on every instance at its next
-// request. A password reset does it in its own transaction (src/accounts/lifecycle.ts).
+// "Sign out everywhere" (docs/rules/accounts.md#password-reset): browser sessions carry the sessionVersion
+// they were issued with (src/auth/session.ts), so one increment ends every session of the user on every
+// instance at its next request. A password reset does it in its own transaction (src/accounts/lifecycle.ts).
 import { write, type Tx } from "@/db/client";
 
 /** Ends every browser session of the user, inside the caller's transaction. */

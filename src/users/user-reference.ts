@@ -1,4 +1,5 @@
-// A user named in a request body: URI (`/api/user/3/`), e-mail or id (SPEC.md 2.2).
+// A user named in a request body: URI (`/api/user/3/`), e-mail or id
+// (docs/rules/specification.md#permission-request-record).
 import { z } from "zod";
 import { idFromReference } from "@/http/references";
 import { db } from "@/db/client";

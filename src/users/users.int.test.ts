@@ -1,6 +1,7 @@
-// Users (CONTRACT.md 2): unique e-mails compared lower-case, a display name, references to users in request
-// bodies (URI, e-mail or id), GET /api/user/<id>/ for any id-looking key, and sign-in's handling of the e-mail
-// it is given. In-process, so that what the CLI tests show from outside is also measured here.
+// Users (docs/rules/permission-requests.md#users): unique e-mails compared lower-case, a display name,
+// references to users in request bodies (URI, e-mail or id), GET /api/user/<id>/ for any id-looking key, and
+// sign-in's handling of the e-mail it is given. In-process, so that what the CLI tests show from outside is
+// also measured here.
 import { describe, expect, it } from "vitest";
 import { ApiError } from "@/http/errors";
 import { parseInput } from "@/http/validate";

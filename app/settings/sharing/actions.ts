@@ -1,8 +1,9 @@
 "use server";
 
-// The sharing page's forms and buttons (CONTRACT.md 12). Each goes through the same domain function as the
-// API (src/bundles, src/bundle-permissions, src/permission-requests), so every rule holds here too: limits,
-// the one 400 that reveals nothing about ownership, the e-mail visibility rule, unconfirmed targets.
+// The sharing page's forms and buttons (docs/rules/pages.md#sharing). Each goes through the same domain
+// function as the API (src/bundles, src/bundle-permissions, src/permission-requests), so every rule holds here
+// too: limits, the one 400 that reveals nothing about ownership, the e-mail visibility rule, unconfirmed
+// targets.
 import { revalidatePath } from "next/cache";
 import { createBundle } from "@/bundles/create-bundle";
 import { deleteBundle } from "@/bundles/delete-bundle";
@@ -122,7 +123,10 @@ export async function deleteBundleAction(form: FormData): Promise<Outcome> {
   return { ok: true, message: `Deleted ${bundle}. Everyone you had let in lost access to it.` };
 }
 
-/** Withdraw a request you sent, or decline one you received (CONTRACT.md 6: the target's delete declines). */
+/**
+ * Withdraw a request you sent, or decline one you received (the target's delete declines:
+ * docs/rules/permission-requests.md#deleting-and-declining).
+ */
 export async function endRequest(form: FormData): Promise<Outcome> {
   const user = await requireUser(PAGE);
   const bundle = quoted(text(form, "bundle_name"));

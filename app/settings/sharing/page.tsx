@@ -13,8 +13,9 @@ import { AskOwnerForm, CreateBundleForm, DeleteBundleButton, EndRequestButton, G
 
 export const metadata: Metadata = { title: "Sharing" };
 
-// Who is who, under the e-mail visibility rule (CONTRACT.md 14): an e-mail only where the viewer may see it,
-// else the name and the user's id (names are chosen freely and need not be unique).
+// Who is who, under the e-mail visibility rule (docs/rules/permission-requests.md#who-sees-an-e-mail-address):
+// an e-mail only where the viewer may see it, else the name and the user's id (names are chosen freely and
+// need not be unique).
 const who = (person: Person) => personLabel(person);
 
 const SECTIONS = [

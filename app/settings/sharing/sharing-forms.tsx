@@ -1,7 +1,7 @@
 "use client";
 
-// The sharing page's forms (CONTRACT.md 12, with its labels). Each keeps what was typed when the answer is an
-// error, and shows the error at the field it concerns (components/forms.tsx).
+// The sharing page's forms (with the labels of docs/rules/pages.md#sharing). Each keeps what was typed when
+// the answer is an error, and shows the error at the field it concerns (components/forms.tsx).
 import { ConfirmAction } from "../../components/confirm";
 import { FormOutcome, useServerForm } from "../../components/forms";
 import { Button, Field, SelectField } from "../../components/ui";

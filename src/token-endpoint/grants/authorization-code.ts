@@ -3,7 +3,8 @@
 //
 // A code is single-use, valid 60 seconds, and bound to the client, the redirect URI, the user, the scopes
 // and the PKCE challenge. The exchange claims the code with one conditional write; any second use, even one
-// racing the first, is invalid_grant and revokes every token issued from the code (CONTRACT.md 3).
+// racing the first, is invalid_grant and revokes every token issued from the code
+// (docs/rules/tokens.md#authorization-codes).
 import type { Client } from "@/generated/sqlite/client";
 import { now } from "@/clock";
 import { digest } from "@/secrets";

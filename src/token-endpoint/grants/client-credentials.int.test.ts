@@ -1,5 +1,5 @@
-// The client credentials grant (RFC 6749 4.4, CONTRACT.md 10): a confidential client acting for its owner,
-// API scopes only, no refresh token.
+// The client credentials grant (RFC 6749 4.4, docs/rules/tokens.md#client-credentials): a confidential client
+// acting for its owner, API scopes only, no refresh token.
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
 import { call } from "@/testing/app";

@@ -1,9 +1,10 @@
-// RFC 6749 4.4: Client Credentials Grant (CONTRACT.md 10).
+// RFC 6749 4.4: Client Credentials Grant (docs/rules/tokens.md#client-credentials).
 //
 // A confidential client of the `client_credentials` grant type acts for its owner, like a password client
-// (SPEC.md 5.4) but without the owner's password: the token's `user` is the owner. Scopes are the API's own
-// (`readonly`, `readwrite`; without `scope`, `readonly`); OpenID Connect's scopes describe a person signing
-// in, which this grant has none of, and are invalid_scope. No refresh token (RFC 6749 4.4.3).
+// (docs/rules/specification.md#authentication) but without the owner's password: the token's `user` is the
+// owner. Scopes are the API's own (`readonly`, `readwrite`; without `scope`, `readonly`); OpenID Connect's
+// scopes describe a person signing in, which this grant has none of, and are invalid_scope. No refresh token
+// (RFC 6749 4.4.3).
 import type { Client } from "@/generated/sqlite/client";
 import { now } from "@/clock";
 import { recordEventInTx } from "@/audit/record-event";
@@ -21,7 +22,7 @@ const DEFAULT_SCOPES: Scope[] = ["readonly"];
 
 export async function clientCredentialsGrant(client: Client, params: Record<string, unknown>, context: GrantContext): Promise<TokenRecord> {
   // Validate
-  // A client that registered itself has no owner to act for (CONTRACT.md 13).
+  // A client that registered itself has no owner to act for (docs/rules/tokens.md#dynamic-registration).
   const ownerId = client.ownerId;
   if (client.grantType !== GRANT_TYPE || isPublicClient(client) || ownerId === null) throw new OAuthError("unauthorized_client");
   const scopes = parseScope(stringParam(params, "scope")) ?? DEFAULT_SCOPES;

@@ -1,7 +1,8 @@
-// RFC 6749 4.1.2 / RFC 9700 4.2.4 and CONTRACT.md 3, 11: any second use of an authorization code is
-// invalid_grant and revokes every token issued from it, whatever else is wrong with the second request (a
-// replay with another redirect_uri is still a replay), and is recorded as code.reused; a second use that read
-// the code before the first had claimed it is recorded as such (detail.concurrent).
+// RFC 6749 4.1.2 / RFC 9700 4.2.4 (docs/rules/tokens.md#authorization-codes,
+// docs/rules/operations.md#audit-log): any second use of an authorization code is invalid_grant and revokes
+// every token issued from it, whatever else is wrong with the second request (a replay with another
+// redirect_uri is still a replay), and is recorded as code.reused; a second use that read the code before the
+// first had claimed it is recorded as such (detail.concurrent).
 import { describe, expect, it } from "vitest";
 import { currentSigningKey } from "@/oidc/keys";
 import { digest } from "@/secrets";

@@ -1,8 +1,8 @@
-// RFC 8628 3.4/3.5 and CONTRACT.md 10 under overlap: two polls of one device code that both read it before
-// either writes. holdClaims() (src/testing/race.ts) lines them up: each reads the device authorization, then
-// waits at its conditional write. For an approved code exactly one gets the tokens (recorded as token.issued)
-// and the other is invalid_grant; for a pending code the later poll was too soon: slow_down, and the
-// interval grows by 5 seconds (3.5), which the next poll feels.
+// RFC 8628 3.4/3.5 and docs/rules/tokens.md#device-flow under overlap: two polls of one device code that both
+// read it before either writes. holdClaims() (src/testing/race.ts) lines them up: each reads the device
+// authorization, then waits at its conditional write. For an approved code exactly one gets the tokens
+// (recorded as token.issued) and the other is invalid_grant; for a pending code the later poll was too soon:
+// slow_down, and the interval grows by 5 seconds (3.5), which the next poll feels.
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
 import { consentCsrfToken } from "@/oauth/authorization-request";

@@ -1,4 +1,4 @@
-// RFC 8628 3.4 and 3.5: Device Access Token Request and Response (CONTRACT.md 10).
+// RFC 8628 3.4 and 3.5: Device Access Token Request and Response (docs/rules/tokens.md#device-flow).
 //
 // The device polls with grant_type urn:ietf:params:oauth:grant-type:device_code and its device_code:
 // - a device code that is unknown or another client's, or that already gave its tokens: invalid_grant;
@@ -6,9 +6,10 @@
 // - still pending: authorization_pending, or slow_down when polled sooner than `interval` after the last
 //   poll, which then grows by 5 seconds for every later poll (3.5). The last poll time is compared and set
 //   in one conditional write, so of two polls at once one is "too soon";
-// - approved: the token record of CONTRACT.md 4 with a refresh token, exactly once: the first poll claims
-//   the device code with one conditional write as the first statement of the transaction that issues.
-//   A later poll is invalid_grant and revokes nothing: a device that retried a lost answer is no attacker.
+// - approved: the token record of docs/rules/tokens.md#token-response with a refresh token, exactly once: the
+//   first poll claims the device code with one conditional write as the first statement of the transaction
+//   that issues. A later poll is invalid_grant and revokes nothing: a device that retried a lost answer is no
+//   attacker.
 import type { Client } from "@/generated/sqlite/client";
 import { now } from "@/clock";
 import { recordEventInTx } from "@/audit/record-event";
@@ -22,7 +23,7 @@ import { dpopBinding, issueTokens, type TokenRecord } from "@/oauth/tokens";
 import type { GrantContext } from "@/token-endpoint/grants/grant";
 
 export const GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
-/** The client grant type (CONTRACT.md 10) whose clients may use this grant. */
+/** The client grant type (docs/rules/tokens.md#device-flow) whose clients may use this grant. */
 export const CLIENT_GRANT_TYPE = "device_code";
 export const SLOW_DOWN_STEP_SECONDS = 5;
 

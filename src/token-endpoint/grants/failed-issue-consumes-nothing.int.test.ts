@@ -1,7 +1,7 @@
-// CONTRACT.md 3 and 10: a code is claimed and its tokens issued in one transaction, so a failure while issuing
-// (here the database refusing the access token's insert, as a full disk would) is a server_error that
-// consumes nothing: neither an authorization code nor an approved device code is spent or revoked by it,
-// and the client's retry gets the tokens.
+// docs/rules/tokens.md#authorization-codes and docs/rules/tokens.md#device-flow: a code is claimed and its
+// tokens issued in one transaction, so a failure while issuing (here the database refusing the access token's
+// insert, as a full disk would) is a server_error that consumes nothing: neither an authorization code nor an
+// approved device code is spent or revoked by it, and the client's retry gets the tokens.
 import { describe, expect, it } from "vitest";
 import { consentCsrfToken } from "@/oauth/authorization-request";
 import { deviceFormCsrfToken } from "@/device/verify-user-code";

@@ -1,5 +1,5 @@
-// The password grant's failed-attempt limit (CONTRACT.md 6, 11) counts per client and username, also for a
-// username that names nobody: after 10 failures the 11th attempt is 429 rate_limited, recorded as a
+// The password grant's failed-attempt limit (docs/rules/accounts.md#limits) counts per client and username,
+// also for a username that names nobody: after 10 failures the 11th attempt is 429 rate_limited, recorded as a
 // rate_limited event with no user (there is none) and the client.
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";

@@ -1,13 +1,13 @@
 // RFC 6749 4.3: Resource Owner Password Credentials Grant.
 //
-// SPEC.md 5.4: the password grant is for a client that accesses only its own owner's data, so the token
-// authenticates only the user who owns the client. Another user's correct password is invalid_grant, like a
-// wrong one (RFC 6749 5.2). Unknown e-mails cost the same hashing time as known ones. Failures are counted
-// per client and e-mail (10 in 15 minutes) and per client across all usernames (30 in 15 minutes: the client
-// serves its owner alone); while either is reached the grant answers 429 rate_limited, even for the right
-// password, until the window passes. Each attempt takes its slots before the password hash, in one atomic step
-// (src/limits/limiter.ts), so that a burst sent at once passes at most the limit; the slots are given back
-// when the password was right or the hash could not be done (README, Security).
+// docs/rules/tokens.md#password-grant: the password grant is for a client that accesses only its own owner's
+// data, so the token authenticates only the user who owns the client. Another user's correct password is
+// invalid_grant, like a wrong one (RFC 6749 5.2). Unknown e-mails cost the same hashing time as known ones.
+// Failures are counted per client and e-mail (10 in 15 minutes) and per client across all usernames (30 in 15
+// minutes: the client serves its owner alone); while either is reached the grant answers 429 rate_limited,
+// even for the right password, until the window passes. Each attempt takes its slots before the password hash,
+// in one atomic step (src/limits/limiter.ts), so that a burst sent at once passes at most the limit; the slots
+// are given back when the password was right or the hash could not be done (docs/rules/accounts.md#limits).
 import type { Client } from "@/generated/sqlite/client";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
@@ -32,7 +32,8 @@ export const DEFAULT_PASSWORD_SCOPES: Scope[] = ["readonly"];
 
 export async function passwordGrant(client: Client, params: Record<string, unknown>, context: GrantContext): Promise<TokenRecord> {
   // Validate
-  // A client that registered itself has no owner whose password it could take (CONTRACT.md 13).
+  // A client that registered itself has no owner whose password it could take
+  // (docs/rules/tokens.md#dynamic-registration).
   if (client.grantType !== GRANT_TYPE || client.ownerId === null) throw new OAuthError("unauthorized_client");
   const username = requiredParam(params, "username").trim().toLowerCase();
   const password = requiredParam(params, "password");

@@ -1,10 +1,11 @@
 // The refresh_token grant (src/token-endpoint/grants/refresh-token.ts) as a client, a user and an operator see it: RFC 6749
-// 6 with the rotation and reuse detection of RFC 9700 4.14.2 (CONTRACT.md 4), and its audit events (CONTRACT.md
-// 11: `token.refreshed`, `token.reuse_detected`, which /settings/security shows the user as "someone may have
-// copied its token"). Every test runs on both databases. They differ in one place, asserted as such: on
-// PostgreSQL a refresh that narrows no scope is one statement, and a rotation reads the token before its claim,
-// so two refreshes can both read an unused token and one of them loses at the claim (a concurrent reuse); on
-// SQLite every rotation reads the token inside its own transaction, so the later one sees a used token.
+// 6 with the rotation and reuse detection of RFC 9700 4.14.2 (docs/rules/tokens.md#refresh), and its audit
+// events (docs/rules/operations.md#audit-log: `token.refreshed`, `token.reuse_detected`, which
+// /settings/security shows the user as "someone may have copied its token"). Every test runs on both
+// databases. They differ in one place, asserted as such: on PostgreSQL a refresh that narrows no scope is one
+// statement, and a rotation reads the token before its claim, so two refreshes can both read an unused token
+// and one of them loses at the claim (a concurrent reuse); on SQLite every rotation reads the token inside its
+// own transaction, so the later one sees a used token.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
 import { env } from "@/env";

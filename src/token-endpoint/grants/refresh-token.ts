@@ -1,17 +1,17 @@
 // RFC 6749 6: Refreshing an Access Token, with the rotation and reuse detection of RFC 9700 4.14.2.
 //
-// A refresh token is single-use (SPEC.md 3): using it returns a new access token and a new refresh token,
-// valid 30 days from its own issue. The use is one conditional write (claim first), so that of any number
-// of concurrent uses exactly one succeeds. Any other use of a used token, including one that raced the
-// winner, is invalid_grant and revokes every token of the grant; there is no grace period (CONTRACT.md 4).
-// `scope` may narrow the new access token; the new refresh token keeps the scopes of the one it replaces.
-// RFC 9449 5 (CONTRACT.md 13): a refresh token bound to a DPoP key (a public client's) is used only with a
-// proof of that key (else invalid_grant, and it is not consumed); the new access token is bound to the
-// request's proof key, and the new refresh token keeps its predecessor's binding (a public client's unbound
-// one becomes bound when it first refreshes with a proof).
-// README, Security: the refresh token of an account whose address is not confirmed (a grant made before that
-// rule) is invalid_grant, and is not consumed; the address's first confirmation revokes it anyway
-// (src/accounts/lifecycle.ts).
+// A refresh token is single-use (docs/rules/specification.md#lifecycle): using it returns a new access token
+// and a new refresh token, valid 30 days from its own issue. The use is one conditional write (claim first),
+// so that of any number of concurrent uses exactly one succeeds. Any other use of a used token, including one
+// that raced the winner, is invalid_grant and revokes every token of the grant; there is no grace period
+// (docs/rules/tokens.md#refresh). `scope` may narrow the new access token; the new refresh token keeps the
+// scopes of the one it replaces. RFC 9449 5 (docs/rules/tokens.md#dpop): a refresh token bound to a DPoP key
+// (a public client's) is used only with a proof of that key (else invalid_grant, and it is not consumed); the
+// new access token is bound to the request's proof key, and the new refresh token keeps its predecessor's
+// binding (a public client's unbound one becomes bound when it first refreshes with a proof).
+// docs/rules/accounts.md#unconfirmed-accounts: the refresh token of an account whose address is not confirmed
+// (a grant made before that rule) is invalid_grant, and is not consumed; the address's first confirmation
+// revokes it anyway (src/accounts/lifecycle.ts).
 import type { Client } from "@/generated/sqlite/client";
 import { auditRow } from "@/audit/record-event";
 import { now } from "@/clock";
@@ -25,7 +25,7 @@ import type { GrantContext } from "@/token-endpoint/grants/grant";
 
 export const GRANT_TYPE = "refresh_token";
 
-/** Client grants whose tokens come with refresh tokens (CONTRACT.md 2). */
+/** Client grants whose tokens come with refresh tokens (docs/rules/tokens.md#clients). */
 const REFRESHABLE = new Set(["authorization_code", "password", "device_code"]);
 
 /** A used refresh token was presented again: the grant is revoked once the rotation has rolled back. */

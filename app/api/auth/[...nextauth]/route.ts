@@ -1,5 +1,6 @@
-// next-auth's own routes (sign-in callback, CSRF token, sign-out); a browser endpoint (README, API). A refused
-// credentials sign-in gets the status of its reason (src/auth/sign-in-status.ts): 503 busy, 429 limited.
+// next-auth's own routes (sign-in callback, CSRF token, sign-out); a browser endpoint
+// (docs/rules/endpoints.md#json-only). A refused credentials sign-in gets the status of its reason
+// (src/auth/sign-in-status.ts): 503 busy, 429 limited.
 import NextAuth from "next-auth";
 import { authOptions } from "@/auth/options";
 import { withSignInStatus } from "@/auth/sign-in-status";

@@ -1,2 +1,3 @@
-// The token record's resource_uri (SPEC.md 2.1) answers DELETE like /api/accesstoken/<token> (CONTRACT.md 5).
+// The token record's resource_uri (docs/rules/specification.md#token-record) answers DELETE like
+// /api/accesstoken/<token> (docs/rules/tokens.md#deleting-a-token).
 export { GET, POST, PUT, DELETE, PATCH, OPTIONS } from "../../accesstoken/[token]/route";

@@ -1,4 +1,5 @@
-// A browser endpoint (CONTRACT.md 1 and 3): errors are an HTML page or a redirect, never JSON.
+// A browser endpoint (docs/rules/endpoints.md#json-only, docs/rules/tokens.md#authorization-errors): errors
+// are an HTML page or a redirect, never JSON.
 import { htmlFailurePage } from "@/http/html";
 import { errorResponse, route } from "@/http/route";
 import { handleAuthorizationRequest } from "@/oauth/authorize";
