@@ -14,6 +14,7 @@ const CHILD_PROCESS_TESTS = [
   "scripts/serve.int.test.ts",
   "src/cli/cli.int.test.ts",
   "src/email/delivery-instances.int.test.ts",
+  "src/examples-run-as-printed.int.test.ts",
   "src/http/log-lines.int.test.ts",
   "src/limits/bursts-instances.int.test.ts",
   "src/maintenance/prune-then-404.int.test.ts",

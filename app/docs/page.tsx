@@ -60,7 +60,7 @@ export default function DocsPage() {
       <Card className="space-y-2 text-sm">
         <h2 className="text-lg font-semibold">Connecting a client that starts from a URL</h2>
         <p>
-          An agent that knows only the API, <code className="font-mono">{meta.issuer}/api</code>, gets there in eight steps (the README shows each with oauth4webapi and curl):
+          An agent that knows only the API, <code className="font-mono">{meta.issuer}/api</code>, gets there in eight steps (the repository’s docs/api.md shows each with oauth4webapi and curl):
         </p>
         <ol className="list-decimal space-y-1 pl-5">
           <li>Call the API without a token: the 401&apos;s <code className="font-mono">WWW-Authenticate</code> names <code className="font-mono">resource_metadata</code>.</li>

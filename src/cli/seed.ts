@@ -93,7 +93,7 @@ function writeDemoFile(file: string, demo: Demo): void {
   const path = resolve(file);
   mkdirSync(dirname(path), { recursive: true });
   const lines = NAMES.map((name) => `${name}='${demo[name]}'`);
-  const header = "# The development seed's demo credentials (npm run dev). `source .data/demo.env` for the README's examples.";
+  const header = "# The development seed's demo credentials (npm run dev). `source .data/demo.env` for the examples of README.md and docs/api.md.";
   writeFileSync(path, [header, ...lines, ""].join("\n"), { mode: 0o600 });
   chmodSync(path, 0o600);
 }
@@ -101,7 +101,7 @@ function writeDemoFile(file: string, demo: Demo): void {
 function describe(demo: Demo, file: string, title: string): string {
   const base = env().appUrl;
   return [
-    `${title}; saved in ${file} (\`source ${file}\` for the README's examples):`,
+    `${title}; saved in ${file} (\`source ${file}\` for the examples of README.md and docs/api.md):`,
     `  user    alice@example.com  password ${demo.ALICE_PASSWORD}   (owns the clients and the bundle /api/bundle/1/)`,
     `  user    bob@example.com    password ${demo.BOB_PASSWORD}`,
     `  user    carol@example.com  password ${demo.CAROL_PASSWORD}`,
@@ -113,14 +113,14 @@ function describe(demo: Demo, file: string, title: string): string {
     `  client  client_credentials client_id ${demo.SERVICE_CLIENT_ID}  client_secret ${demo.SERVICE_CLIENT_SECRET}`,
     `  client  device_code        client_id ${demo.DEVICE_CLIENT_ID}  (public: no secret)`,
     "",
-    "  Try the authorization code flow in a browser with the example client (README, \"Walk-through\"):",
+    "  Try the authorization code flow in a browser with the example client (docs/api.md, \"A round trip in a browser\"):",
     `  npm run example-client -- --client-id=${demo.CODE_CLIENT_ID} --client-secret=${demo.CODE_CLIENT_SECRET}`,
     "",
     "  Try the password grant:",
     `  curl -s ${base}/api/connect/oauth2/token/ -u '${demo.PASSWORD_CLIENT_ID}:${demo.PASSWORD_CLIENT_SECRET}' \\`,
     `    -d grant_type=password -d username=alice@example.com -d password='${demo.ALICE_PASSWORD}' -d scope='readonly readwrite'`,
     "",
-    "  Try the device flow (then open verification_uri_complete, approve, and poll as the README shows):",
+    "  Try the device flow (then open verification_uri_complete, approve, and poll as docs/api.md shows):",
     `  curl -s ${base}/api/connect/oauth2/device/ -d client_id=${demo.DEVICE_CLIENT_ID} -d scope=readonly`,
   ].join("\n");
 }

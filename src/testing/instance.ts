@@ -13,8 +13,19 @@ export type Instance = {
   stop: () => Promise<void>;
 };
 
-export async function startInstance(options: { env?: Record<string, string>; instrumentation?: boolean } = {}): Promise<Instance> {
-  const args = ["src/testing/instance-main.ts", ...(options.instrumentation ? ["--instrumentation"] : [])];
+export type InstanceOptions = {
+  env?: Record<string, string>;
+  instrumentation?: boolean;
+  /** Migrate and seed the instance's database first (it must be empty), writing the demo credentials here. */
+  seed?: string;
+};
+
+export async function startInstance(options: InstanceOptions = {}): Promise<Instance> {
+  const args = [
+    "src/testing/instance-main.ts",
+    ...(options.instrumentation ? ["--instrumentation"] : []),
+    ...(options.seed ? ["--seed", options.seed] : []),
+  ];
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, ...(options.instrumentation ? { NEXT_RUNTIME: "nodejs" } : {}) };
   const child = spawn("node_modules/.bin/tsx", args, { env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
@@ -55,7 +66,7 @@ export async function startInstance(options: { env?: Record<string, string>; ins
  * `count` instances started before the tests of the enclosing file or describe block and stopped after them:
  * the array fills once they are up.
  */
-export function startedInstances(count: number, options: Parameters<typeof startInstance>[0] = {}): Instance[] {
+export function startedInstances(count: number, options: InstanceOptions = {}): Instance[] {
   const instances: Instance[] = [];
   beforeAll(async () => {
     instances.push(...(await Promise.all(Array.from({ length: count }, () => startInstance(options)))));
