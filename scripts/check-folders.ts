@@ -2,12 +2,29 @@
 // ring of folders, import each other, even where no single file goes round a circle (dependency-cruiser's
 // no-circular rule, .dependency-cruiser.cjs, checks files). Part of `npm run lint`. Tests and the tests'
 // harness are left out: a test may reach into any folder.
+// `tsx scripts/check-folders.ts --floors` prints the folders by floor: each imports only folders below it.
 import { cruise } from "dependency-cruiser";
 
-/** The folder of a module: src/<name>/ or app/, or null for a file outside them (src/env.ts and the like). */
+/** The folder of a module: src/<name>/ or app/; a file directly in src/ (src/env.ts) is its own. */
 export function folderOf(path: string): string | null {
-  const match = /^(src\/[^/]+|app)\//.exec(path);
+  const match = /^(src\/[^/]+(?=\/)|app(?=\/)|src\/[^/]+\.tsx?$)/.exec(path);
   return match ? match[1]! : null;
+}
+
+/** Each folder's floor: 1 for a folder that imports no other, else one above the highest folder it imports. */
+export function floors(edges: ReadonlyArray<readonly [string, string]>, folders: Iterable<string>): Map<string, number> {
+  const next = new Map<string, string[]>();
+  for (const [from, to] of edges) next.set(from, [...(next.get(from) ?? []), to]);
+  const floor = new Map<string, number>();
+  const of = (folder: string): number => {
+    const known = floor.get(folder);
+    if (known !== undefined) return known;
+    const height = 1 + Math.max(0, ...(next.get(folder) ?? []).map(of));
+    floor.set(folder, height);
+    return height;
+  };
+  for (const folder of folders) of(folder);
+  return floor;
 }
 
 /** Groups of folders that import each other (strongly connected components of more than one folder). */
@@ -72,6 +89,11 @@ async function main(): Promise<void> {
       edges.push([from, to]);
     }
   }
+  const folders = new Set<string>();
+  for (const cruised of result.output.modules) {
+    const folder = folderOf(cruised.source);
+    if (folder) folders.add(folder);
+  }
   const circles = foldersInCircles(edges);
   if (circles.length > 0) {
     for (const circle of circles) {
@@ -80,7 +102,12 @@ async function main(): Promise<void> {
     }
     process.exit(1);
   }
-  console.log(`folders: ${new Set(edges.flat()).size} folders of src/ and app/, one way`);
+  if (process.argv.includes("--floors")) {
+    const byFloor = new Map<number, string[]>();
+    for (const [folder, floor] of floors(edges, folders)) byFloor.set(floor, [...(byFloor.get(floor) ?? []), folder]);
+    for (const floor of [...byFloor.keys()].sort((a, b) => b - a)) console.log(`${String(floor).padStart(3)}  ${byFloor.get(floor)!.sort().join("  ")}`);
+  }
+  console.log(`folders: ${folders.size} folders and files of src/ and app/, one way`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

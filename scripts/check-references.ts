@@ -7,8 +7,7 @@
 //   - a link in a markdown file, [text](relative/path.md#anchor), points at a file that does not exist or at an
 //     anchor that file lacks (a bare #anchor: a heading of the same file).
 // Skipped: binaries, and the machine records of source text (package-lock.json, the mutation baseline), which
-// quote whatever the files held when they were written. Applied migrations are recorded by checksum of their
-// whole text (src/db/migrate.ts refuses to start when one changed), so their first lines are kept as written.
+// quote whatever the files held when they were written.
 // Clean: one line, "references: N files, M docs citations, all resolve", and exit 0.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
@@ -20,14 +19,6 @@ const SKIPPED = new Set([
   "package-lock.json",
   "mutation/baseline.json",
   "scripts/check-references.ts",
-]);
-
-/** Applied migrations: their text is checksummed where they ran, so it cannot change (see above). */
-const CHECKSUMMED = new Set([
-  "prisma/postgresql/migrations/20261123050000_registration_par_dpop/migration.sql",
-  "prisma/postgresql/migrations/20261124000000_token_cache/migration.sql",
-  "prisma/sqlite/migrations/20261123050000_registration_par_dpop/migration.sql",
-  "prisma/sqlite/migrations/20261124000000_token_cache/migration.sql",
 ]);
 
 const NOTES = ["CONTRACT", "SPEC", "STACK", "ARCHITECTURE"].map((name) => `${name}.md`);
@@ -138,13 +129,11 @@ export function check(files: Array<{ path: string; text: string }>, read: Reader
   };
   for (const { path, text } of files) {
     const lines = text.split("\n");
-    if (!CHECKSUMMED.has(path)) {
-      lines.forEach((line, index) => {
-        for (const citation of forbiddenCitations(line)) {
-          problems.push({ file: path, line: index + 1, message: `"${citation}": cite docs/ or an RFC, not the working notes or an issue` });
-        }
-      });
-    }
+    lines.forEach((line, index) => {
+      for (const citation of forbiddenCitations(line)) {
+        problems.push({ file: path, line: index + 1, message: `"${citation}": cite docs/ or an RFC, not the working notes or an issue` });
+      }
+    });
     lines.forEach((line, index) => {
       for (const { path: target, anchor } of docsCitations(line)) {
         resolve(path, index + 1, anchor === null ? target : `${target}#${anchor}`, target, anchor);

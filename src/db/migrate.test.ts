@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MigrationError, migrationsDir, plan, readMigrations } from "@/db/migrate";
+import { MigrationError, migrationsDir, plan, readMigrations, REWORDED, statementsChecksum } from "@/db/migrate";
 
 const file = (name: string, checksum: string) => ({ name, sql: "", checksum });
 
@@ -22,5 +22,23 @@ describe("migration plan", () => {
     const names = (kind: "sqlite" | "postgresql") => readMigrations(migrationsDir(kind)).map((m) => m.name);
     expect(names("sqlite")).toEqual(names("postgresql"));
     expect(names("sqlite").length).toBeGreaterThan(0);
+  });
+
+  it("accepts a database that applied an earlier wording of a reworded migration, and only while its statements are unchanged", () => {
+    const files = (["sqlite", "postgresql"] as const).flatMap((kind) => readMigrations(migrationsDir(kind)));
+    for (const [name, entries] of Object.entries(REWORDED)) {
+      for (const entry of entries) {
+        // Every earlier wording belongs to one file of today, whose statements are the ones that were applied.
+        const matches = files.filter((file) => file.name === name && statementsChecksum(file.sql) === entry.statements);
+        expect(matches, `${name} ${entry.applied}`).toHaveLength(1);
+        const migration = matches[0]!;
+        expect(migration.checksum).not.toBe(entry.applied);
+        expect(plan([migration], [{ name, checksum: entry.applied }])).toEqual([]);
+        const changed = { ...migration, sql: `${migration.sql}\nSELECT 1;\n`, checksum: "changed" };
+        expect(() => plan([changed], [{ name, checksum: entry.applied }])).toThrow(/has changed since it was applied/);
+        const commentOnly = { ...migration, sql: `-- a note\n${migration.sql}`, checksum: "reworded again" };
+        expect(plan([commentOnly], [{ name, checksum: entry.applied }])).toEqual([]);
+      }
+    }
   });
 });

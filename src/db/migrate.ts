@@ -2,7 +2,8 @@
 // not download: see scripts/prisma-generate.mjs). Migrations are SQL files in Prisma's layout, one folder per
 // database: prisma/<kind>/migrations/<timestamp>_<name>/migration.sql. Each file is applied in its own
 // transaction and recorded with its SHA-256; start-up is refused if a file that was applied has changed since,
-// or has disappeared.
+// or has disappeared. The one exception is REWORDED below: comments of a migration that was already applied
+// somewhere may be reworded, never its statements.
 import Database from "better-sqlite3";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
@@ -33,13 +34,45 @@ export function readMigrations(dir: string): Migration[] {
     });
 }
 
+/**
+ * Migrations whose comments were reworded after they were applied (so that they cite the project's docs, not
+ * notes it does not hold): the checksum of each earlier text, which a database may have recorded, and the
+ * checksum of that text's statements (every line but comment lines). The earlier checksum is accepted only
+ * while the file's statements are still exactly those, so a changed statement is refused as before.
+ */
+export const REWORDED: Readonly<Record<string, readonly { applied: string; statements: string }[]>> = {
+  "20261123050000_registration_par_dpop": [
+    { applied: "9b87596946977463f3decb4d86056875761bd2279ac6fe0c5593c3c12e25aeb1", statements: "0ed8082681cf34a3b7578d835c67aa0b874cf8efa6515becfaefc65f2ce13ef1" },
+    { applied: "49894fc062454e3698190875a54b64ebf9b698ce53839e55a34047798de9ff46", statements: "19a74e54bfe62c272f9fd1b5d0342e106f75307d0033a4024c9bfce7cc74ce55" },
+  ],
+  "20261124000000_token_cache": [
+    { applied: "880078a62e60fc504efd015d3a40b9ffee02f4beb2651b74131fb5d46b4888bc", statements: "b4e0497804e46e0a0b0b8c31975b062152d551bac49c3c2e80932567b4085dcd" },
+    { applied: "1bfcc128af7ef71157adb3d9d541ba8e8c20d578736931903bfbae3fef973ea2", statements: "ae0eb7990c4a64a4da0182e8ae1850e2ca216479db4e1eed7491f3ff930f28d3" },
+  ],
+  "20261127000100_limiter": [
+    { applied: "4baa3a456dbef31c89b718edfc396d44cfb30653bd6fde868e5e0fb95354e4d6", statements: "40b582d99418bbaa73fd70760fd7ab9f1ebcf54278a7b6ad4a44cc827706b6c5" },
+  ],
+};
+
+/** SHA-256 of a migration's statements: every line but whole-line `--` comments. */
+export function statementsChecksum(sql: string): string {
+  const statements = sql.split("\n").filter((line) => !/^\s*--/.test(line)).join("\n");
+  return createHash("sha256").update(statements).digest("hex");
+}
+
+/** Whether a recorded checksum is an earlier wording of this file, with the same statements. */
+function rewordedFrom(file: Migration, recorded: string): boolean {
+  const earlier = REWORDED[file.name]?.find((entry) => entry.applied === recorded);
+  return earlier !== undefined && earlier.statements === statementsChecksum(file.sql);
+}
+
 /** Which migrations are pending; throws when the applied history does not match the files. */
 export function plan(files: Migration[], applied: Applied[]): Migration[] {
   const byName = new Map(files.map((file) => [file.name, file]));
   for (const row of applied) {
     const file = byName.get(row.name);
     if (!file) throw new MigrationError(`migration ${row.name} was applied to this database but its file is missing`);
-    if (file.checksum !== row.checksum) {
+    if (file.checksum !== row.checksum && !rewordedFrom(file, row.checksum)) {
       throw new MigrationError(`migration ${row.name} has changed since it was applied; add a new migration instead`);
     }
   }

@@ -10,7 +10,8 @@ import { readdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { inject } from "vitest";
 
-const MUTATED = ["oauth", "permission-requests", "http", "users", "email"];
+/** The mutated folders: scripts/mutation.ts FOLDERS and mutation/stryker.config.mjs name the same. */
+const MUTATED = ["oauth", "token-endpoint", "consent", "resource", "permission-requests", "http", "users", "email"];
 
 // Stryker's vitest runner provides "mode" ("dry-run" or "mutant") to its setup file; not in vitest's types.
 const strykerMode = () => (inject as (key: string) => unknown)("mode");

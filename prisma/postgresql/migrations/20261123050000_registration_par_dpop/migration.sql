@@ -1,4 +1,4 @@
--- Issue 12 (CONTRACT.md 13): a client's owner becomes optional (a client that registered itself has none).
+-- Clients that register themselves (docs/rules/tokens.md#dynamic-registration): a client's owner becomes optional (a client that registered itself has none).
 
 -- AlterTable
 ALTER TABLE "Client" ALTER COLUMN "ownerId" DROP NOT NULL,

@@ -1,8 +1,8 @@
--- Issue 8: the validated-token cache on PostgreSQL (src/server/pg-token-cache.ts). Every change that could make
+-- The validated-token cache on PostgreSQL (src/db/pg-token-cache.ts). Every change that could make
 -- a cached bearer token's answer wrong tells every instance (pg_notify, delivered at commit, in commit order)
 -- and the writing session itself (a notice, before its statement completes: the pool then holds the commit's
 -- completion back until no instance can still answer from its cache). Once per transaction. SQLite needs no
--- trigger: its instances ask the file's data_version (src/server/fast-sql.ts).
+-- trigger: its instances ask the file's data_version (src/db/fast-sql.ts).
 CREATE FUNCTION "token_cache_invalidate"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF current_setting('app.token_cache_invalidated', true) IS DISTINCT FROM 'on' THEN

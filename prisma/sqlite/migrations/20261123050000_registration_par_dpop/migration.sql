@@ -1,4 +1,4 @@
--- Issue 12 (CONTRACT.md 13). A client's owner becomes optional (a client that registered itself has none):
+-- Clients that register themselves (docs/rules/tokens.md#dynamic-registration). A client's owner becomes optional (a client that registered itself has none):
 -- SQLite changes a column's NOT NULL only by rebuilding the table. The runner applies migrations with
 -- foreign keys off and checks them before it commits (SQLite's documented procedure for ALTER TABLE), so
 -- dropping the old table cascades to nothing.
