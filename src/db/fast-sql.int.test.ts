@@ -397,7 +397,7 @@ describe("rotateAtOnce", () => {
       expect((await (await db()).refreshToken.findUniqueOrThrow({ where: { digest: digest(grant.record.refresh_token!) } })).usedAt).toBeNull();
       return;
     }
-    expect(claimed).toEqual({ userId: grant.user.id, scopes: "readonly" });
+    expect(claimed).toEqual({ userId: grant.user.id, scopes: "readonly", audience: "/api" });
     expect(await (await db()).accessToken.count({ where: { grantId: grant.grantId } })).toBe(2);
     expect(await (await db()).refreshToken.count({ where: { grantId: grant.grantId, usedAt: null } })).toBe(1);
     const [event] = await (await db()).auditEvent.findMany({ where: { type: "token.refreshed", userId: grant.user.id } });
