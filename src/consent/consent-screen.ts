@@ -9,6 +9,7 @@ import { isUnverified } from "@/registration/client-metadata";
 import { db } from "@/db/client";
 import { consentCsrfToken, openRequest, type AuthorizationRequest } from "@/oauth/authorization-request";
 import { formatScope, type Scope } from "@/oauth/scope";
+import { resourceUri } from "@/oauth/resource";
 
 export type ConsentScreen = {
   clientId: string;
@@ -41,6 +42,7 @@ export function restartUrl(request: AuthorizationRequest): string {
     query.set("code_challenge_method", "S256");
   }
   if (request.nonce) query.set("nonce", request.nonce);
+  if (request.audience) query.set("resource", resourceUri(request.audience));
   return `/api/connect/oauth2/auth/?${query}`;
 }
 

@@ -9,4 +9,6 @@ export type BearerToken = {
   readonly firstParty: boolean;
   /** The DPoP key the token is bound to (RFC 9449 6), or null for a bearer token. */
   readonly jkt: string | null;
+  /** The resource the token is for (RFC 8707), as a path of APP_URL: "/api" or "/api/mcp". */
+  readonly audience: string;
 };

@@ -46,6 +46,7 @@ describe("bearerToken", () => {
       userEmail: third.user.email,
       firstParty: false,
       jkt: null,
+      audience: "/api",
     });
     const first = await grantWithTokens({ firstParty: true, scopes: ["readonly"] });
     expect(await bearerToken(digest(first.record.access_token), now())).toMatchObject({ userId: first.user.id, scopes: "readonly", firstParty: true });
@@ -85,7 +86,7 @@ describe("bearerToken", () => {
       bearerToken(digest(b.record.access_token), at),
     ]);
     expect(rows.map((row) => row?.userId ?? null)).toEqual([a.user.id, b.user.id, null, null, null, b.user.id]);
-    expect(rows[0]).toEqual({ userId: a.user.id, clientId: a.clientRow.id, scopes: "readonly readwrite", userName: "Store User", userEmail: a.user.email, firstParty: false, jkt: null });
+    expect(rows[0]).toEqual({ userId: a.user.id, clientId: a.clientRow.id, scopes: "readonly readwrite", userName: "Store User", userEmail: a.user.email, firstParty: false, jkt: null, audience: "/api" });
   });
 
   it("sees a revocation committed after its previous lookup, also when lookups are made together", async () => {
@@ -239,6 +240,7 @@ describe("tokenByValue", () => {
         revokedAt: null,
         usedAt: null,
         jkt: null,
+        audience: "/api",
         user: { id: user.id, email: user.email },
       });
     }
@@ -395,7 +397,7 @@ describe("rotateAtOnce", () => {
       expect((await (await db()).refreshToken.findUniqueOrThrow({ where: { digest: digest(grant.record.refresh_token!) } })).usedAt).toBeNull();
       return;
     }
-    expect(claimed).toEqual({ userId: grant.user.id, scopes: "readonly" });
+    expect(claimed).toEqual({ userId: grant.user.id, scopes: "readonly", audience: "/api" });
     expect(await (await db()).accessToken.count({ where: { grantId: grant.grantId } })).toBe(2);
     expect(await (await db()).refreshToken.count({ where: { grantId: grant.grantId, usedAt: null } })).toBe(1);
     const [event] = await (await db()).auditEvent.findMany({ where: { type: "token.refreshed", userId: grant.user.id } });

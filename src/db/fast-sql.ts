@@ -20,7 +20,9 @@
 //   src/oauth/tokens.ts's; the statement checks it where it writes);
 // - rememberDpopProof: a DPoP proof's jti, refused when any instance saw it before (RFC 9449 11.1).
 // Tokens bound to a DPoP key (RFC 9449 6) carry the key's thumbprint (`jkt`) in their row: the bearer read
-// returns it, and every insert writes it (docs/rules/tokens.md#dpop).
+// returns it, and every insert writes it (docs/rules/tokens.md#dpop). So does every token's audience, the
+// resource it is for (RFC 8707, docs/rules/agents.md#audience): the bearer read returns it with the rest, and a
+// rotation copies it to the new pair.
 // The rules stay in the domain files that call these; this file only reads and writes.
 //
 // Single use holds as before. SQLite: a rotation is one BEGIN IMMEDIATE transaction that reads, decides,
@@ -55,6 +57,7 @@ export type TokenByValue = {
   revokedAt: Date | null;
   usedAt: Date | null;
   jkt: string | null;
+  audience: string;
   user: { id: number; email: string };
 };
 
@@ -68,12 +71,13 @@ export type RefreshTokenRow = {
   usedAt: Date | null;
   revokedAt: Date | null;
   jkt: string | null;
+  audience: string;
   /** Whether the token's user has confirmed their address (docs/rules/accounts.md#unconfirmed-accounts). */
   userConfirmed: boolean;
 };
 
 /** A token row to insert (its digest; the value itself is never stored). */
-export type NewTokenRow = { digest: string; grantId: number; clientId: number; userId: number; scopes: string; createdAt: Date; expiresAt: Date; jkt: string | null };
+export type NewTokenRow = { digest: string; grantId: number; clientId: number; userId: number; scopes: string; createdAt: Date; expiresAt: Date; jkt: string | null; audience: string };
 
 /** A security event to write in the rotation's own transaction (src/audit/record-event.ts auditRow()). */
 export type AuditRow = { type: string; at: Date; userId: number | null; clientId: string | null; ip: string | null; detail: string | null };
@@ -116,7 +120,7 @@ export function sqliteTimeMs(ms: number): string {
 const sqliteDate = (value: string | null) => (value === null ? null : new Date(value));
 
 const SQL = {
-  bearer: `SELECT t."userId", t."clientId", t."scopes", u."name" AS "userName", u."email" AS "userEmail", c."firstParty", t."jkt", t."expiresAt"
+  bearer: `SELECT t."userId", t."clientId", t."scopes", u."name" AS "userName", u."email" AS "userEmail", c."firstParty", t."jkt", t."expiresAt", t."audience"
     FROM "AccessToken" t
     JOIN "Grant" g ON g."id" = t."grantId"
     JOIN "User" u ON u."id" = t."userId"
@@ -124,20 +128,20 @@ const SQL = {
     WHERE t."digest" = ? AND t."revokedAt" IS NULL AND t."expiresAt" > ? AND g."revokedAt" IS NULL`,
   byValue: `SELECT * FROM (
       SELECT 'access_token' AS "kind", t."id", t."grantId", t."clientId", t."scopes", t."createdAt", t."expiresAt",
-        t."revokedAt", NULL AS "usedAt", t."jkt", u."id" AS "userId", u."email" AS "userEmail"
+        t."revokedAt", NULL AS "usedAt", t."jkt", t."audience", u."id" AS "userId", u."email" AS "userEmail"
       FROM "AccessToken" t JOIN "User" u ON u."id" = t."userId" WHERE t."digest" = ?
       UNION ALL
       SELECT 'refresh_token', r."id", r."grantId", r."clientId", r."scopes", r."createdAt", r."expiresAt",
-        r."revokedAt", r."usedAt", r."jkt", u."id", u."email"
+        r."revokedAt", r."usedAt", r."jkt", r."audience", u."id", u."email"
       FROM "RefreshToken" r JOIN "User" u ON u."id" = r."userId" WHERE r."digest" = ?
     ) ORDER BY CASE "kind" WHEN ? THEN 0 ELSE 1 END LIMIT 1`,
-  refresh: `SELECT r."id", r."grantId", r."clientId", r."userId", r."scopes", r."expiresAt", r."usedAt", r."revokedAt", r."jkt",
+  refresh: `SELECT r."id", r."grantId", r."clientId", r."userId", r."scopes", r."expiresAt", r."usedAt", r."revokedAt", r."jkt", r."audience",
       u."emailVerifiedAt" IS NOT NULL AS "userConfirmed"
     FROM "RefreshToken" r JOIN "User" u ON u."id" = r."userId" WHERE r."digest" = ?`,
   touchGrant: `UPDATE "Grant" SET "lastUsedAt" = ? WHERE "id" = ? AND "revokedAt" IS NULL`,
   claim: `UPDATE "RefreshToken" SET "usedAt" = ? WHERE "id" = ? AND "usedAt" IS NULL AND "revokedAt" IS NULL`,
-  insertAccess: `INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt") VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  insertRefresh: `INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt") VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  insertAccess: `INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt", "audience") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  insertRefresh: `INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt", "audience") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   rememberDpop: `INSERT INTO "DpopProof" ("key", "expiresAt") VALUES (?, ?) ON CONFLICT ("key") DO NOTHING`,
   insertAudit: `INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail") VALUES (?, ?, ?, ?, ?, ?)`,
   client: `SELECT * FROM "Client" WHERE "clientId" = ?`,
@@ -248,7 +252,7 @@ function sqliteRead<T>(d: SqliteDriver, read: (s: Statements) => T): T | Promise
   return d.connection.inTransaction ? d.exclusive(() => read(s)) : read(s);
 }
 
-const tokenRowArgs = (row: NewTokenRow) => [row.digest, row.grantId, row.clientId, row.userId, row.scopes, sqliteTime(row.createdAt), sqliteTime(row.expiresAt), row.jkt];
+const tokenRowArgs = (row: NewTokenRow) => [row.digest, row.grantId, row.clientId, row.userId, row.scopes, sqliteTime(row.createdAt), sqliteTime(row.expiresAt), row.jkt, row.audience];
 
 type RawRefreshRow = Omit<RefreshTokenRow, "expiresAt" | "usedAt" | "revokedAt" | "userConfirmed"> &
   Record<"expiresAt" | "usedAt" | "revokedAt", string | null> & { userConfirmed: number };
@@ -322,7 +326,7 @@ const pgTime = (date: Date) => date.toISOString();
 
 const PG = {
   // Several digests at once (see bearerToken); the expiry is compared per request, with its own clock.
-  bearer: `SELECT t."digest", t."expiresAt", t."userId", t."clientId", t."scopes", u."name" AS "userName", u."email" AS "userEmail", c."firstParty", t."jkt"
+  bearer: `SELECT t."digest", t."expiresAt", t."userId", t."clientId", t."scopes", u."name" AS "userName", u."email" AS "userEmail", c."firstParty", t."jkt", t."audience"
     FROM "AccessToken" t
     JOIN "Grant" g ON g."id" = t."grantId"
     JOIN "User" u ON u."id" = t."userId"
@@ -330,15 +334,15 @@ const PG = {
     WHERE t."digest" = ANY($1::text[]) AND t."revokedAt" IS NULL AND g."revokedAt" IS NULL`,
   byValue: `SELECT * FROM (
       SELECT 'access_token' AS "kind", t."id", t."grantId", t."clientId", t."scopes", t."createdAt", t."expiresAt",
-        t."revokedAt", NULL::timestamp(3) AS "usedAt", t."jkt", u."id" AS "userId", u."email" AS "userEmail"
+        t."revokedAt", NULL::timestamp(3) AS "usedAt", t."jkt", t."audience", u."id" AS "userId", u."email" AS "userEmail"
       FROM "AccessToken" t JOIN "User" u ON u."id" = t."userId" WHERE t."digest" = $1
       UNION ALL
       SELECT 'refresh_token', r."id", r."grantId", r."clientId", r."scopes", r."createdAt", r."expiresAt",
-        r."revokedAt", r."usedAt", r."jkt", u."id", u."email"
+        r."revokedAt", r."usedAt", r."jkt", r."audience", u."id", u."email"
       FROM "RefreshToken" r JOIN "User" u ON u."id" = r."userId" WHERE r."digest" = $1
     ) found ORDER BY CASE "kind" WHEN $2 THEN 0 ELSE 1 END LIMIT 1`,
   // These three and `bearer` take several keys at once (see pgLookup).
-  refresh: `SELECT r."digest", r."id", r."grantId", r."clientId", r."userId", r."scopes", r."expiresAt", r."usedAt", r."revokedAt", r."jkt",
+  refresh: `SELECT r."digest", r."id", r."grantId", r."clientId", r."userId", r."scopes", r."expiresAt", r."usedAt", r."revokedAt", r."jkt", r."audience",
       u."emailVerifiedAt" IS NOT NULL AS "userConfirmed"
     FROM "RefreshToken" r JOIN "User" u ON u."id" = r."userId" WHERE r."digest" = ANY($1::text[])`,
   rememberDpop: `INSERT INTO "DpopProof" ("key", "expiresAt") VALUES ($1, $2::timestamp(3)) ON CONFLICT ("key") DO NOTHING RETURNING "id"`,
@@ -352,11 +356,11 @@ const PG = {
       SELECT $1::int, $2::int, $3::text, $4::text, $5::timestamp(3), $5::timestamp(3)
       FROM "User" u WHERE u."id" = $2::int AND u."emailVerifiedAt" IS NOT NULL RETURNING "id"
     ), access AS (
-      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt")
-      SELECT $6::text, g."id", $1::int, $2::int, $7::text, $5::timestamp(3), $8::timestamp(3), $16::text FROM g RETURNING "id"
+      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt", "audience")
+      SELECT $6::text, g."id", $1::int, $2::int, $7::text, $5::timestamp(3), $8::timestamp(3), $16::text, $18::text FROM g RETURNING "id"
     ), refresh AS (
-      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt")
-      SELECT $9::text, g."id", $1::int, $2::int, $10::text, $5::timestamp(3), $11::timestamp(3), $17::text FROM g WHERE $9::text IS NOT NULL RETURNING "id"
+      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt", "audience")
+      SELECT $9::text, g."id", $1::int, $2::int, $10::text, $5::timestamp(3), $11::timestamp(3), $17::text, $18::text FROM g WHERE $9::text IS NOT NULL RETURNING "id"
     ), audit AS (
       INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail")
       SELECT $12::text, $5::timestamp(3), $2::int, $13::text, $14::text, $15::text FROM g WHERE $12::text IS NOT NULL RETURNING "id"
@@ -377,19 +381,19 @@ const PG = {
     ), claimed AS (
       UPDATE "RefreshToken" r SET "usedAt" = $3::timestamp(3) FROM rt
       WHERE r."id" = rt."id" AND r."usedAt" IS NULL AND r."revokedAt" IS NULL AND EXISTS (SELECT 1 FROM g)
-      RETURNING r."grantId", r."userId", r."scopes", r."jkt"
+      RETURNING r."grantId", r."userId", r."scopes", r."jkt", r."audience"
     ), access AS (
-      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt")
-      SELECT $4::text, c."grantId", $2::int, c."userId", c."scopes", $3::timestamp(3), $5::timestamp(3), $11::text FROM claimed c RETURNING "id"
+      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt", "audience")
+      SELECT $4::text, c."grantId", $2::int, c."userId", c."scopes", $3::timestamp(3), $5::timestamp(3), $11::text, c."audience" FROM claimed c RETURNING "id"
     ), refresh AS (
-      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt")
-      SELECT $6::text, c."grantId", $2::int, c."userId", c."scopes", $3::timestamp(3), $7::timestamp(3), COALESCE(c."jkt", $12::text) FROM claimed c RETURNING "id"
+      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt", "audience")
+      SELECT $6::text, c."grantId", $2::int, c."userId", c."scopes", $3::timestamp(3), $7::timestamp(3), COALESCE(c."jkt", $12::text), c."audience" FROM claimed c RETURNING "id"
     ), audit AS (
       INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail")
       SELECT $8::text, $3::timestamp(3), c."userId", $9::text, $10::text, '{"scope":' || to_json(c."scopes")::text || '}'
       FROM claimed c WHERE $8::text IS NOT NULL RETURNING "id"
     )
-    SELECT "userId", "scopes" FROM claimed`,
+    SELECT "userId", "scopes", "audience" FROM claimed`,
   // The grant row first (the InitPlan of `claimed` runs `g` before any token row is locked; `g` touches it
   // only while the token looks usable), then the claim, then inserts that exist only if the claim did.
   rotate: `WITH g AS (
@@ -400,11 +404,11 @@ const PG = {
       UPDATE "RefreshToken" SET "usedAt" = $1::timestamp(3)
       WHERE "id" = $3::int AND "usedAt" IS NULL AND "revokedAt" IS NULL AND EXISTS (SELECT 1 FROM g) RETURNING "id"
     ), access AS (
-      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt")
-      SELECT $4::text, $2::int, $5::int, $6::int, $7::text, $1::timestamp(3), $8::timestamp(3), $16::text FROM claimed RETURNING "id"
+      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt", "audience")
+      SELECT $4::text, $2::int, $5::int, $6::int, $7::text, $1::timestamp(3), $8::timestamp(3), $16::text, $18::text FROM claimed RETURNING "id"
     ), refresh AS (
-      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt")
-      SELECT $9::text, $2::int, $5::int, $6::int, $10::text, $1::timestamp(3), $11::timestamp(3), $17::text FROM claimed RETURNING "id"
+      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt", "audience")
+      SELECT $9::text, $2::int, $5::int, $6::int, $10::text, $1::timestamp(3), $11::timestamp(3), $17::text, $19::text FROM claimed RETURNING "id"
     ), audit AS (
       INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail")
       SELECT $12::text, $1::timestamp(3), $6::int, $13::text, $14::text, $15::text FROM claimed WHERE $12::text IS NOT NULL RETURNING "id"
@@ -426,7 +430,7 @@ async function pgRotate(pool: pg.Pool, digest: string, decide: (row: RefreshToke
     access.digest, access.clientId, access.userId, access.scopes, pgTime(access.expiresAt),
     refresh.digest, refresh.scopes, pgTime(refresh.expiresAt),
     audit?.type ?? null, audit?.clientId ?? null, audit?.ip ?? null, audit?.detail ?? null,
-    access.jkt, refresh.jkt,
+    access.jkt, refresh.jkt, access.audience, refresh.audience,
   ]);
   if (result?.claimed !== 1) throw new LostRotation(row!.grantId);
 }
@@ -527,9 +531,9 @@ function sqliteBearerToken(d: SqliteDriver, digest: string, atMs: number): Beare
     return cached.token;
   }
   if (!reader.inTransaction) snapshot.begin.run(); // the first miss of the run opens its read transaction
-  const row = statements(reader).bearer.get(digest, sqliteTimeMs(atMs)) as [number, number, string, string, string, number, string | null, string] | undefined;
+  const row = statements(reader).bearer.get(digest, sqliteTimeMs(atMs)) as [number, number, string, string, string, number, string | null, string, string] | undefined;
   if (!row) return null;
-  const token: BearerToken = Object.freeze({ userId: row[0], clientId: row[1], scopes: row[2], userName: row[3], userEmail: row[4], firstParty: row[5] === 1, jkt: row[6] });
+  const token: BearerToken = Object.freeze({ userId: row[0], clientId: row[1], scopes: row[2], userName: row[3], userEmail: row[4], firstParty: row[5] === 1, jkt: row[6], audience: row[8] });
   const size = env().tokenCacheSize;
   if (size > 0) {
     if (tokens.size >= size) tokens.delete(tokens.keys().next().value!);
@@ -546,8 +550,8 @@ async function bearerTokenLater(digest: string, atMs: number): Promise<BearerTok
   if (d.kind === "sqlite") return sqliteBearerToken(d, digest, atMs);
   const row = await pgLookup<BearerToken & { digest: string; expiresAt: Date }>(d.pool, "bearer", "digest", digest);
   if (!row || row.expiresAt.getTime() <= atMs) return null;
-  const { userId, clientId, scopes, userName, userEmail, firstParty, jkt } = row;
-  const token: BearerToken = Object.freeze({ userId, clientId, scopes, userName, userEmail, firstParty, jkt });
+  const { userId, clientId, scopes, userName, userEmail, firstParty, jkt, audience } = row;
+  const token: BearerToken = Object.freeze({ userId, clientId, scopes, userName, userEmail, firstParty, jkt, audience });
   if (generation !== undefined) d.tokenCache?.put(digest, token, row.expiresAt.getTime(), generation);
   return token;
 }
@@ -674,7 +678,7 @@ export async function startGrant(start: NewGrant): Promise<number | null> {
       access.digest, access.scopes, pgTime(access.expiresAt),
       refresh?.digest ?? null, refresh?.scopes ?? null, refresh ? pgTime(refresh.expiresAt) : null,
       audit?.type ?? null, audit?.clientId ?? null, audit?.ip ?? null, audit?.detail ?? null,
-      access.jkt, refresh?.jkt ?? null,
+      access.jkt, refresh?.jkt ?? null, access.audience,
     ]);
     return row?.id ?? null;
   }
@@ -714,11 +718,11 @@ export type RotationAtOnce = {
  * token's user and scopes, or null when nothing was claimed, or on SQLite, where rotateRefreshToken's one
  * transaction makes no round trips anyway: then the caller goes through rotateRefreshToken.
  */
-export async function rotateAtOnce(rotation: RotationAtOnce): Promise<{ userId: number; scopes: string } | null> {
+export async function rotateAtOnce(rotation: RotationAtOnce): Promise<{ userId: number; scopes: string; audience: string } | null> {
   const d = await driver();
   if (d.kind !== "postgresql") return null;
   const { audit } = rotation;
-  const [claimed] = await pgQuery<{ userId: number; scopes: string }>(d.pool, "rotateAtOnce", [
+  const [claimed] = await pgQuery<{ userId: number; scopes: string; audience: string }>(d.pool, "rotateAtOnce", [
     rotation.digest, rotation.clientId, pgTime(rotation.at),
     rotation.accessDigest, pgTime(rotation.accessExpiresAt), rotation.refreshDigest, pgTime(rotation.refreshExpiresAt),
     audit?.type ?? null, audit?.clientId ?? null, audit?.ip ?? null, rotation.jkt, rotation.refreshJkt,

@@ -9,6 +9,7 @@
 import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 import { nowMs } from "@/clock";
 import { env } from "@/env";
+import type { Audience } from "@/oauth/resource";
 import type { Scope } from "@/oauth/scope";
 
 export type AuthorizationRequest = {
@@ -20,6 +21,8 @@ export type AuthorizationRequest = {
   scopes: Scope[];
   state: string;
   codeChallenge: string | null;
+  /** RFC 8707: the resource the request named (the audience of what it issues), or null for none. */
+  audience?: Audience | null;
   /** OpenID Connect: the request's nonce, and when the user last typed their password (seconds). */
   nonce?: string | null;
   authTime?: number | null;

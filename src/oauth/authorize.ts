@@ -30,7 +30,7 @@ import { OAuthError } from "@/oauth/errors";
 import { challengeProblem } from "@/oauth/pkce";
 import { formatScope, isSubset, parseScope, storedScopes, type Scope } from "@/oauth/scope";
 import { startGrant } from "@/oauth/tokens";
-import { checkResources } from "@/oauth/resource";
+import { requestedAudience } from "@/oauth/resource";
 import { claimPushedRequest, pushedParams } from "@/oauth/pushed-request-store";
 import { countTokenIssued } from "@/observability/metrics";
 
@@ -59,7 +59,7 @@ export async function completeAuthorization(request: AuthorizationRequest, clien
   const target: Target = { redirectUri: request.redirectUri, mode: request.responseType === "token" ? "fragment" : "query", state: request.state };
   if (request.responseType === "token") {
     // RFC 6749 4.2.2: never a refresh token in an implicit response.
-    const record = await startGrant({ clientId: client.id, publicClientId: client.clientId, userId: request.userId, grantType: "implicit", scopes: request.scopes, withRefreshToken: false });
+    const record = await startGrant({ clientId: client.id, publicClientId: client.clientId, userId: request.userId, grantType: "implicit", scopes: request.scopes, withRefreshToken: false, audience: request.audience ?? null });
     countTokenIssued("implicit");
     return responseRedirect(target, { access_token: record.access_token, token_type: "Bearer", expires_in: String(record.expires_in), scope: record.scope }, status);
   }
@@ -88,6 +88,7 @@ export async function completeAuthorization(request: AuthorizationRequest, clien
         scopes: formatScope(request.scopes),
         codeChallenge: request.codeChallenge,
         codeChallengeMethod: request.codeChallenge ? "S256" : null,
+        audience: request.audience ?? null,
         createdAt: at,
         expiresAt: new Date(at.getTime() + AUTHORIZATION_CODE_TTL_SECONDS * 1000),
       },
@@ -313,7 +314,8 @@ export async function validateAuthorizationRequest(query: URLSearchParams, clien
   const scopes = parseScope(single(query, "scope"));
   if (!scopes) throw new OAuthError("invalid_request", {}, "no scope");
   if (client.scope !== null && !isSubset(scopes, storedScopes(client.scope))) throw new OAuthError("invalid_scope", {}, "beyond the client's registered scope");
-  checkResources(query.getAll("resource"));
+  // RFC 8707: the resource named here is the audience of what the grant issues (docs/rules/agents.md#audience).
+  const audience = requestedAudience(query.getAll("resource"));
 
   let codeChallenge: string | null = null;
   if (responseType === "token") {
@@ -339,6 +341,7 @@ export async function validateAuthorizationRequest(query: URLSearchParams, clien
     scopes,
     state: target.state,
     codeChallenge,
+    audience,
     // The nonce only matters to an id_token, which only a code grant holding openid gets.
     nonce: responseType === "code" && scopes.includes("openid") ? nonce : null,
     // max_age=0 asks for a fresh sign-in, as prompt=login does (OpenID Connect Core 3.1.2.1): a sign-in after

@@ -1,7 +1,8 @@
 // RFC 7662 token introspection, POST /api/connect/oauth2/introspect/. Only confidential clients may ask
 // (2.1: the endpoint must not become a token-scanning oracle), and a client sees only its own tokens as
-// active. Anything else, unknown, expired, revoked or used, is {"active": false}. Every access token's
-// audience is the API (`aud`, RFC 8707, docs/rules/tokens.md#resource-indicators); a DPoP-bound token has
+// active. Anything else, unknown, expired, revoked or used, is {"active": false}. An access token's `aud` is
+// the resource it was issued for, the API or the MCP server (RFC 8707, docs/rules/tokens.md#resource-indicators,
+// docs/rules/agents.md#audience); a DPoP-bound token has
 // token_type "DPoP" and its key's thumbprint as `cnf.jkt` (RFC 9449 6.2), a bound refresh token the `cnf` too.
 import { now } from "@/clock";
 import { readBody } from "@/http/body";
@@ -11,7 +12,7 @@ import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
 import { findTokenByValue } from "@/oauth/tokens";
 import { env } from "@/env";
-import { apiResource } from "@/oauth/resource";
+import { resourceUri, storedAudience } from "@/oauth/resource";
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
@@ -28,7 +29,7 @@ export async function introspect(client: { id: number; clientId: string }, token
     iat: seconds(row.createdAt),
     sub: String(row.user.id),
     iss: env().appUrl,
-    ...(row.kind === "access_token" ? { aud: apiResource() } : {}),
+    ...(row.kind === "access_token" ? { aud: resourceUri(storedAudience(row.audience)) } : {}),
     ...(row.jkt ? { cnf: { jkt: row.jkt } } : {}),
   };
 }

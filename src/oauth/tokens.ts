@@ -16,6 +16,7 @@ import { startGrant as insertGrantWithTokens, tokenByValue, type NewTokenRow, ty
 import { userUri } from "@/users/represent";
 import { isPublicClient } from "@/clients/represent";
 import { OAuthError } from "@/oauth/errors";
+import { API_AUDIENCE, type Audience } from "@/oauth/resource";
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
@@ -46,6 +47,8 @@ type IssueOptions = {
   jkt?: string | null;
   /** ...and the one the refresh token is bound to (public clients' only, RFC 9449 5). */
   refreshJkt?: string | null;
+  /** RFC 8707: the resource both tokens are for (docs/rules/agents.md#audience); the API when none is named. */
+  audience?: Audience | null;
 };
 
 /** New token values and the rows that store their digests, not yet written. */
@@ -75,6 +78,7 @@ export function mintTokens(options: IssueOptions, issuedAt = now(), secrets = ne
     createdAt: issuedAt,
     expiresAt,
     jkt,
+    audience: options.audience ?? API_AUDIENCE,
   });
   const refreshToken = options.refreshScopes ? secrets.refresh : undefined;
   const scopes = storedScopes(formatScope(options.scopes));
@@ -134,6 +138,7 @@ export async function startGrant(options: {
   /** RFC 9449 binding of the access and the refresh token (see IssueOptions). */
   jkt?: string | null;
   refreshJkt?: string | null;
+  audience?: Audience | null;
 }): Promise<TokenRecord> {
   const at = now();
   // The rows' grantId is the new grant's, which the store fills in.
@@ -146,6 +151,7 @@ export async function startGrant(options: {
       refreshScopes: options.withRefreshToken ? options.scopes : null,
       jkt: options.jkt,
       refreshJkt: options.refreshJkt,
+      audience: options.audience,
     },
     at,
   );

@@ -7,6 +7,9 @@
 // insufficient_scope when the token lacks the scope. A bearer request pays for no JOSE work: the bound key's
 // thumbprint comes with the one-statement lookup. The service's own pages may instead call with the signed-in
 // user's session cookie; such a request that changes anything must carry our own Origin, else 403.
+// Each resource accepts only the tokens issued for it (RFC 8707, docs/rules/agents.md#audience): /api those
+// whose audience is `<APP_URL>/api`, the MCP server (src/mcp/) those for `<APP_URL>/api/mcp`; any other is 401
+// invalid_token. The audience comes with the token's row from the same one-statement lookup.
 import { sessionUserFromRequest } from "@/auth/session";
 import { env } from "@/env";
 import { ApiError, forbidden } from "@/http/errors";
@@ -15,7 +18,7 @@ import { digest } from "@/secrets";
 import { allows, storedScopes, type Scope } from "@/oauth/scope";
 import { bearerToken as liveAccessToken, type BearerToken } from "@/db/fast-sql";
 import { DPOP_ALGS, DpopProofError, verifyDpopProof } from "@/dpop/proof";
-import { resourceMetadataUrl } from "@/oauth/resource";
+import { API_AUDIENCE, resourceMetadataUrl, type Audience } from "@/oauth/resource";
 
 export type Principal = {
   userId: number;
@@ -34,20 +37,23 @@ const CHALLENGE = 'Bearer realm="api"';
 type Scheme = "Bearer" | "DPoP";
 type ChallengeError = { scheme: Scheme; error: "invalid_token" | "invalid_dpop_proof" };
 
-/** Both challenges (RFC 6750 3, RFC 9449 7.1), each with resource_metadata; the error on the scheme it concerns. */
-export function challenges(error: ChallengeError | null = null): string {
-  const metadata = `resource_metadata="${resourceMetadataUrl()}"`;
+/**
+ * Both challenges (RFC 6750 3, RFC 9449 7.1), Bearer first, each with the resource's resource_metadata; the
+ * error on the scheme it concerns.
+ */
+export function challenges(error: ChallengeError | null = null, audience: Audience = API_AUDIENCE): string {
+  const metadata = `resource_metadata="${resourceMetadataUrl(audience)}"`;
   const errorOf = (scheme: Scheme) => (error?.scheme === scheme ? `, error="${error.error}"` : "");
   return `${CHALLENGE}, ${metadata}${errorOf("Bearer")}, DPoP realm="api", algs="${DPOP_ALGS.join(" ")}", ${metadata}${errorOf("DPoP")}`;
 }
 
 /** 401. `error` null: no credentials were sent. */
-export const unauthorized = (error: ChallengeError | null, message?: string) =>
+export const unauthorized = (error: ChallengeError | null, message?: string, audience: Audience = API_AUDIENCE) =>
   new ApiError(401, message ?? (error === null ? "authentication required" : error.error === "invalid_dpop_proof" ? "invalid DPoP proof" : "invalid or expired token"), {
-    "WWW-Authenticate": challenges(error),
+    "WWW-Authenticate": challenges(error, audience),
   });
 
-const invalidToken = (scheme: Scheme) => unauthorized({ scheme, error: "invalid_token" });
+const invalidToken = (scheme: Scheme, audience: Audience = API_AUDIENCE) => unauthorized({ scheme, error: "invalid_token" }, undefined, audience);
 
 export const insufficientScope = (scope: Scope) =>
   new ApiError(403, `this token lacks the ${scope} scope`, {
@@ -57,11 +63,11 @@ export const insufficientScope = (scope: Scope) =>
 export type AccessCredentials = { scheme: Scheme; token: string };
 
 /** The access token of a request and how it came (Bearer or DPoP); null when there is none. */
-export function accessCredentials(request: Request): AccessCredentials | null {
+export function accessCredentials(request: Request, audience: Audience = API_AUDIENCE): AccessCredentials | null {
   const header = request.headers.get("authorization");
   if (!header) return null;
   const match = /^(Bearer|DPoP)[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header);
-  if (!match) throw invalidToken(/^dpop /i.test(header) ? "DPoP" : "Bearer");
+  if (!match) throw invalidToken(/^dpop /i.test(header) ? "DPoP" : "Bearer", audience);
   return { scheme: match[1]!.toLowerCase() === "dpop" ? "DPoP" : "Bearer", token: match[2]! };
 }
 
@@ -70,32 +76,35 @@ export function accessCredentials(request: Request): AccessCredentials | null {
  * with a valid proof of its key (carrying `ath`), an unbound one only as Bearer. Throws the 401s. A bearer
  * token read synchronously (SQLite) is answered as it is, without a promise: callers `await` it either way.
  */
-export function presentedAccessToken(request: Request, credentials: AccessCredentials): BearerToken | Promise<BearerToken> {
-  // One statement: the token, its grant, its user and its client (src/db/fast-sql.ts).
+export function presentedAccessToken(request: Request, credentials: AccessCredentials, audience: Audience = API_AUDIENCE): BearerToken | Promise<BearerToken> {
+  // One statement: the token, its grant, its user, its client and its audience (src/db/fast-sql.ts).
   const found = liveAccessToken(digest(credentials.token), nowMs());
-  return found instanceof Promise ? found.then((row) => checkedToken(request, credentials, row)) : checkedToken(request, credentials, found);
+  return found instanceof Promise ? found.then((row) => checkedToken(request, credentials, row, audience)) : checkedToken(request, credentials, found, audience);
 }
 
-function checkedToken(request: Request, credentials: AccessCredentials, row: BearerToken | null): BearerToken | Promise<BearerToken> {
-  if (!row) throw invalidToken(credentials.scheme);
+function checkedToken(request: Request, credentials: AccessCredentials, row: BearerToken | null, audience: Audience): BearerToken | Promise<BearerToken> {
+  if (!row) throw invalidToken(credentials.scheme, audience);
+  // RFC 8707, MCP 2025-11-25 (token audience binding): a token issued for another resource of this service is
+  // refused as invalid here, never passed through (docs/rules/agents.md#audience).
+  if (row.audience !== audience) throw unauthorized({ scheme: credentials.scheme, error: "invalid_token" }, "this token is for another resource", audience);
   if (credentials.scheme === "Bearer") {
     // RFC 9449 7.2: a bound token sent as a bearer token is refused; the DPoP challenge says why.
-    if (row.jkt !== null) throw unauthorized({ scheme: "DPoP", error: "invalid_token" }, "this token is DPoP-bound: send it as DPoP with a proof");
+    if (row.jkt !== null) throw unauthorized({ scheme: "DPoP", error: "invalid_token" }, "this token is DPoP-bound: send it as DPoP with a proof", audience);
     return row;
   }
-  if (row.jkt === null) throw invalidToken("DPoP");
-  return checkedProof(request, credentials, row);
+  if (row.jkt === null) throw invalidToken("DPoP", audience);
+  return checkedProof(request, credentials, row, audience);
 }
 
-async function checkedProof(request: Request, credentials: AccessCredentials, row: BearerToken): Promise<BearerToken> {
+async function checkedProof(request: Request, credentials: AccessCredentials, row: BearerToken, audience: Audience): Promise<BearerToken> {
   let jkt: string;
   try {
     ({ jkt } = await verifyDpopProof(request, { accessToken: credentials.token }));
   } catch (error) {
-    if (error instanceof DpopProofError) throw unauthorized({ scheme: "DPoP", error: "invalid_dpop_proof" });
+    if (error instanceof DpopProofError) throw unauthorized({ scheme: "DPoP", error: "invalid_dpop_proof" }, undefined, audience);
     throw error;
   }
-  if (jkt !== row.jkt) throw unauthorized({ scheme: "DPoP", error: "invalid_dpop_proof" }, "the DPoP proof is not signed by the token's key");
+  if (jkt !== row.jkt) throw unauthorized({ scheme: "DPoP", error: "invalid_dpop_proof" }, "the DPoP proof is not signed by the token's key", audience);
   return row;
 }
 
@@ -119,6 +128,17 @@ export function authenticate(request: Request, scope: Scope): Principal | Promis
   if (credentials === null) return sessionAuthenticate(request);
   const row = presentedAccessToken(request, credentials);
   return row instanceof Promise ? row.then((found) => bearerPrincipal(found, scope)) : bearerPrincipal(row, scope);
+}
+
+/**
+ * The principal of a token presented to another resource of this service than /api (the MCP server): a token
+ * only (no session cookie), for that audience, with that resource's challenges in every 401. The scope check
+ * is the caller's (which scope a call needs depends on what it asks for).
+ */
+export async function authenticateToken(request: Request, audience: Audience): Promise<Principal> {
+  const credentials = accessCredentials(request, audience);
+  if (credentials === null) throw unauthorized(null, undefined, audience);
+  return bearerPrincipal(await presentedAccessToken(request, credentials, audience), "readonly");
 }
 
 async function sessionAuthenticate(request: Request): Promise<Principal> {

@@ -2,7 +2,7 @@
 // small steps: read the body (JSON, text/plain JSON or form), authenticate the client, pick the grant handler
 // by grant_type, add the OpenID Connect id_token where the grant has one
 // (docs/rules/openid-connect.md#id-tokens), answer the token record with no-store headers. `resource` must be
-// this service's API (RFC 8707, docs/rules/tokens.md#resource-indicators); a DPoP proof (RFC 9449 5), when the
+// one of this service's resources, and the tokens are for it (RFC 8707, docs/rules/tokens.md#resource-indicators, docs/rules/agents.md#audience); a DPoP proof (RFC 9449 5), when the
 // request has one, is checked before the grant runs (a bad or replayed one is 400 invalid_dpop_proof and
 // consumes nothing) and the grant binds its tokens to the proof's key.
 import { readBody } from "@/http/body";
@@ -17,7 +17,7 @@ import { passwordGrant } from "@/token-endpoint/grants/password";
 import { refreshTokenGrant } from "@/token-endpoint/grants/refresh-token";
 import { requiredParam } from "@/oauth/params";
 import { dpopHeader, DpopProofError, verifyDpopProof } from "@/dpop/proof";
-import { checkResources } from "@/oauth/resource";
+import { requestedAudience } from "@/oauth/resource";
 import { idTokenForAccessToken } from "@/oidc/id-token";
 import { currentSigningKey } from "@/oidc/keys";
 import type { GrantContext, GrantHandler } from "@/token-endpoint/grants/grant";
@@ -41,8 +41,8 @@ export async function handleTokenRequest(request: Request): Promise<Response> {
   const client = await authenticateClient(request, params);
   const handler = grantHandlers.get(grantType);
   if (!handler) throw new OAuthError("unsupported_grant_type");
-  checkResources([params.resource]);
-  const context: GrantContext = { jkt: dpopHeader(request) === null ? null : await proofKey(request) };
+  const audience = requestedAudience([params.resource]);
+  const context: GrantContext = { jkt: dpopHeader(request) === null ? null : await proofKey(request), audience };
   const mayCarryIdToken = MAY_CARRY_ID_TOKEN.has(grantType);
   // Load the signing key before a code or refresh token is spent, so that a key that cannot be used fails
   // the request before anything is consumed (one indexed read; the key itself is decrypted once per process).

@@ -15,6 +15,7 @@ import { verifierMatches } from "@/oauth/pkce";
 import { storedScopes } from "@/oauth/scope";
 import { dpopBinding, issueTokens, revokeGrant, type TokenRecord } from "@/oauth/tokens";
 import type { GrantContext } from "@/token-endpoint/grants/grant";
+import { storedAudience } from "@/oauth/resource";
 import { recordEventInTx } from "@/audit/record-event";
 
 export const GRANT_TYPE = "authorization_code";
@@ -42,6 +43,13 @@ export async function authorizationCodeGrant(client: Client, params: Record<stri
     // RFC 9700 2.1.1: a verifier for a code issued without a challenge is a downgrade attempt.
     throw new OAuthError("invalid_grant", {}, "code_verifier without code_challenge");
   }
+  // RFC 8707 2.2: the resource the authorization request named is the tokens' audience; the token request may
+  // name it again, or name one when the authorization request named none, but not another
+  // (docs/rules/agents.md#audience). Refused before the code is spent.
+  if (row.audience !== null && context.audience !== null && row.audience !== context.audience) {
+    throw new OAuthError("invalid_target", {}, "resource differs from the authorization request's");
+  }
+  const audience = row.audience !== null ? storedAudience(row.audience) : context.audience;
 
   // Respond: claim the code, then issue, in one transaction.
   try {
@@ -52,7 +60,7 @@ export async function authorizationCodeGrant(client: Client, params: Record<stri
       const live = await tx.grant.updateMany({ where: { id: row.grantId, revokedAt: null }, data: { lastUsedAt: at } });
       if (live.count !== 1) throw new LostClaim();
       const scopes = storedScopes(row.scopes);
-      const record = await issueTokens(tx, { grantId: row.grantId, clientId: row.clientId, userId: row.userId, scopes, refreshScopes: scopes, ...dpopBinding(client, context) }, GRANT_TYPE);
+      const record = await issueTokens(tx, { grantId: row.grantId, clientId: row.clientId, userId: row.userId, scopes, refreshScopes: scopes, ...dpopBinding(client, context), audience }, GRANT_TYPE);
       await recordEventInTx(tx, { type: "token.issued", userId: row.userId, clientId: client.clientId, detail: { grant_type: GRANT_TYPE, scope: record.scope } });
       return record;
     });

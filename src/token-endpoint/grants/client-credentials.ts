@@ -36,7 +36,7 @@ export async function clientCredentialsGrant(client: Client, params: Record<stri
     const grant = await tx.grant.create({
       data: { clientId: client.id, userId: ownerId, grantType: GRANT_TYPE, scopes: formatScope(scopes), createdAt: at, lastUsedAt: at },
     });
-    const record = await issueTokens(tx, { grantId: grant.id, clientId: client.id, userId: ownerId, scopes, refreshScopes: null, jkt: context.jkt }, GRANT_TYPE);
+    const record = await issueTokens(tx, { grantId: grant.id, clientId: client.id, userId: ownerId, scopes, refreshScopes: null, jkt: context.jkt, audience: context.audience }, GRANT_TYPE);
     await recordEventInTx(tx, { type: "token.issued", userId: ownerId, clientId: client.clientId, detail: { grant_type: GRANT_TYPE, scope: record.scope } });
     return record;
   });

@@ -67,7 +67,7 @@ export async function deviceCodeGrant(client: Client, params: Record<string, unk
       const grant = await tx.grant.create({
         data: { clientId: client.id, userId: row.userId, grantType: CLIENT_GRANT_TYPE, scopes: row.scopes, createdAt: issuedAt, lastUsedAt: issuedAt, authTime: row.authTime },
       });
-      const record = await issueTokens(tx, { grantId: grant.id, clientId: client.id, userId: row.userId, scopes, refreshScopes: scopes, ...dpopBinding(client, context) }, CLIENT_GRANT_TYPE);
+      const record = await issueTokens(tx, { grantId: grant.id, clientId: client.id, userId: row.userId, scopes, refreshScopes: scopes, ...dpopBinding(client, context), audience: context.audience }, CLIENT_GRANT_TYPE);
       await recordEventInTx(tx, { type: "token.issued", userId: row.userId, clientId: client.clientId, detail: { grant_type: CLIENT_GRANT_TYPE, scope: record.scope } });
       return record;
     });

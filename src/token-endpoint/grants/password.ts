@@ -68,5 +68,5 @@ export async function passwordGrant(client: Client, params: Record<string, unkno
   await taken.release();
 
   // Respond
-  return startGrant({ clientId: client.id, publicClientId: client.clientId, userId: user.id, grantType: GRANT_TYPE, scopes, withRefreshToken: true, ...dpopBinding(client, context) });
+  return startGrant({ clientId: client.id, publicClientId: client.clientId, userId: user.id, grantType: GRANT_TYPE, scopes, withRefreshToken: true, ...dpopBinding(client, context), audience: context.audience });
 }

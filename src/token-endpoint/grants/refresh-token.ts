@@ -22,6 +22,7 @@ import { isSubset, parseScope, storedScopes } from "@/oauth/scope";
 import { LostRotation, rotateAtOnce, rotateRefreshToken, type RefreshTokenRow, type RotationPlan } from "@/db/fast-sql";
 import { accessExpiry, dpopBinding, mintTokens, newSecrets, refreshExpiry, revokeGrant, unconfirmedAccount, type TokenRecord } from "@/oauth/tokens";
 import type { GrantContext } from "@/token-endpoint/grants/grant";
+import { storedAudience } from "@/oauth/resource";
 
 export const GRANT_TYPE = "refresh_token";
 
@@ -45,7 +46,7 @@ export async function refreshTokenGrant(client: Client, params: Record<string, u
   // The common case where the database can do it in one statement (PostgreSQL): no narrowing asked for, so
   // the rules below are the token's own state, and the claim checks them itself. When it claims nothing,
   // the rotation below reads the token and says why.
-  if (!requested) {
+  if (!requested && context.audience === null) {
     const at = now();
     const secrets = newSecrets(true);
     const audit = auditRow({ type: "token.refreshed", clientId: client.clientId });
@@ -63,7 +64,7 @@ export async function refreshTokenGrant(client: Client, params: Record<string, u
     });
     if (claimed) {
       const granted = storedScopes(claimed.scopes);
-      return mintTokens({ grantId: 0, clientId: client.id, userId: claimed.userId, scopes: granted, refreshScopes: granted, jkt: binding.jkt }, at, secrets).record;
+      return mintTokens({ grantId: 0, clientId: client.id, userId: claimed.userId, scopes: granted, refreshScopes: granted, jkt: binding.jkt, audience: storedAudience(claimed.audience) }, at, secrets).record;
     }
   }
 
@@ -77,12 +78,15 @@ export async function refreshTokenGrant(client: Client, params: Record<string, u
     // Not a reuse: the presenter is not the key holder (RFC 9449 5), so nothing is consumed or revoked.
     if (row.jkt !== null && row.jkt !== binding.jkt) throw new OAuthError("invalid_grant", {}, "refresh token bound to another DPoP key");
     if (row.usedAt) throw new Reused(row.grantId);
+    // RFC 8707 2.2: the new pair keeps the audience; a `resource` may name it again, never another one
+    // (docs/rules/agents.md#audience): refused, and nothing is consumed.
+    if (context.audience !== null && context.audience !== row.audience) throw new OAuthError("invalid_target", {}, "resource differs from the refresh token's");
     const at = now();
     if (row.expiresAt <= at) throw new OAuthError("invalid_grant", {}, "expired refresh token");
     const granted = storedScopes(row.scopes);
     if (requested && !isSubset(requested, granted)) throw new OAuthError("invalid_scope");
     const minted = mintTokens(
-      { grantId: row.grantId, clientId: row.clientId, userId: row.userId, scopes: requested ?? granted, refreshScopes: granted, jkt: binding.jkt, refreshJkt: row.jkt ?? binding.refreshJkt },
+      { grantId: row.grantId, clientId: row.clientId, userId: row.userId, scopes: requested ?? granted, refreshScopes: granted, jkt: binding.jkt, refreshJkt: row.jkt ?? binding.refreshJkt, audience: storedAudience(row.audience) },
       at,
     );
     record = minted.record;
