@@ -155,7 +155,13 @@ test.describe("openid-client with private_key_jwt, and the authorization endpoin
     const user = newUser();
     await signIn(page, user.email);
     await expect(page.getByText("Signed in as")).toBeVisible();
+    // The POST came without the cookie (else it would have been answered at once, not 303).
+    const posted: number[] = [];
+    page.on("response", (response) => {
+      if (response.request().method() === "POST" && response.url().startsWith(poster.searchParams.get("action")!)) posted.push(response.status());
+    });
     const callback = await approveInBrowser(page, poster);
+    expect(posted).toEqual([303]);
     const tokens = await openid.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true });
     expect(tokens.claims()).toMatchObject({ sub: String(user.id) });
   });
