@@ -75,6 +75,14 @@ export async function startCallbackServer(): Promise<() => Promise<void>> {
       : "";
     // /frame?src=URL is a page of another origin that puts URL in a frame (the framing tests).
     const url = new URL(req.url ?? "/", "http://localhost");
+    // /post?action=URL&name=value... is a client's page that posts name=value... to URL as a form, at once
+    // (the authorization endpoint's POST, docs/rules/openid-connect.md#authorization-post).
+    if (url.pathname === "/post") {
+      const escape = (value: string) => value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+      const fields = [...url.searchParams].filter(([name]) => name !== "action").map(([name, value]) => `<input type="hidden" name="${escape(name)}" value="${escape(value)}">`);
+      res.end(`<!doctype html><title>Posting</title><form method="post" action="${escape(url.searchParams.get("action") ?? "")}">${fields.join("")}</form><script>document.forms[0].submit()</script>`);
+      return;
+    }
     if (url.pathname === "/frame") {
       const src = (url.searchParams.get("src") ?? "").replace(/"/g, "&quot;");
       res.end(`<!doctype html><title>Framer</title><iframe id="framed" src="${src}" onload="window.framedLoaded = true"></iframe>`);

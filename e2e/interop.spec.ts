@@ -2,12 +2,16 @@
 // metadata document (or OpenID Connect discovery) where it supports that, against the running production
 // build. Every request they make by default must succeed, or fail exactly as the RFCs say. Consent is given
 // in Chromium.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect, test } from "@playwright/test";
+import { exportJWK, generateKeyPair } from "jose";
 import * as openid from "openid-client";
 import * as oauth from "oauth4webapi";
 import { AuthorizationCode, ResourceOwnerPassword } from "simple-oauth2";
 import { baseURL, callbackPort } from "./env";
-import { approveInBrowser, CALLBACK, cli, newUser, signIn, startCallbackServer } from "./helpers";
+import { approveInBrowser, CALLBACK, cli, expectAt, newUser, signIn, startCallbackServer } from "./helpers";
 
 type Registered = { client_id: string; client_secret: string | null };
 
@@ -100,6 +104,66 @@ test.describe("openid-client", () => {
         expect((await openid.tokenIntrospection(config, fresh.access_token)).active).toBe(false);
       }
     }
+  });
+});
+
+test.describe("openid-client with private_key_jwt, and the authorization endpoint by POST", () => {
+  test("PrivateKeyJwt (RFC 7523) at PAR, the token endpoint, refresh, introspection and revocation, for a client made with --jwks-file", async ({ page }) => {
+    const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
+    const file = join(mkdtempSync(join(tmpdir(), "interop-jwks-")), "client.jwks.json");
+    writeFileSync(file, JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: "interop-1" }] }));
+    const registered = client("authorization_code", newUser().email, CALLBACK, "--jwks-file", file);
+    expect(registered.client_secret).toBeNull();
+    const user = newUser();
+    await signIn(page, user.email);
+    await expect(page.getByText("Signed in as")).toBeVisible();
+    const config = await openid.discovery(new URL(baseURL), registered.client_id, undefined, openid.PrivateKeyJwt({ key: privateKey, kid: "interop-1" }), { execute: [openid.allowInsecureRequests] });
+    expect(config.serverMetadata().token_endpoint_auth_methods_supported).toContain("private_key_jwt");
+    const verifier = openid.randomPKCECodeVerifier();
+    const state = openid.randomState();
+    const url = await openid.buildAuthorizationUrlWithPAR(config, { redirect_uri: CALLBACK, scope: "openid readonly", state, code_challenge: await openid.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" });
+    expect(url.searchParams.get("request_uri")).toMatch(/^urn:ietf:params:oauth:request_uri:/);
+    const callback = await approveInBrowser(page, url);
+    const tokens = await openid.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true });
+    expect(tokens.claims()).toMatchObject({ sub: String(user.id), amr: ["pwd"] });
+    const refreshed = await openid.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(await openid.tokenIntrospection(config, refreshed.access_token)).toMatchObject({ active: true, client_id: registered.client_id });
+    await openid.tokenRevocation(config, refreshed.refresh_token!);
+    expect((await openid.tokenIntrospection(config, refreshed.access_token)).active).toBe(false);
+    // The client has no secret to fall back on: without its assertion it is refused as RFC 6749 5.2 says.
+    const keyless = await openid.discovery(new URL(baseURL), registered.client_id, undefined, openid.None(), { execute: [openid.allowInsecureRequests] });
+    await expect(openid.tokenIntrospection(keyless, refreshed.access_token)).rejects.toMatchObject({ error: "invalid_client", status: 401 });
+  });
+
+  test("a client's page on another site POSTs the request (the SameSite=Lax cookie held back): signed in, the person goes on; signed out, the sign-in page", async ({ page, browser }) => {
+    const registered = client("authorization_code", newUser().email);
+    const config = await openid.discovery(new URL(baseURL), registered.client_id, registered.client_secret!, undefined, { execute: [openid.allowInsecureRequests] });
+    const verifier = openid.randomPKCECodeVerifier();
+    const state = openid.randomState();
+    const authorization = openid.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: "openid readonly", state, code_challenge: await openid.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" });
+    // 127.0.0.1 is another site than localhost: Chromium sends no SameSite=Lax cookie with this POST.
+    const poster = new URL(`http://127.0.0.1:${callbackPort}/post`);
+    poster.searchParams.set("action", `${authorization.origin}${authorization.pathname}`);
+    for (const [name, value] of authorization.searchParams) poster.searchParams.append(name, value);
+
+    const stranger = await browser.newContext();
+    const signedOut = await stranger.newPage();
+    await signedOut.goto(poster.toString());
+    await expectAt(signedOut, `${baseURL}/login`);
+    await stranger.close();
+
+    const user = newUser();
+    await signIn(page, user.email);
+    await expect(page.getByText("Signed in as")).toBeVisible();
+    // The POST came without the cookie (else it would have been answered at once, not 303).
+    const posted: number[] = [];
+    page.on("response", (response) => {
+      if (response.request().method() === "POST" && response.url().startsWith(poster.searchParams.get("action")!)) posted.push(response.status());
+    });
+    const callback = await approveInBrowser(page, poster);
+    expect(posted).toEqual([303]);
+    const tokens = await openid.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true });
+    expect(tokens.claims()).toMatchObject({ sub: String(user.id) });
   });
 });
 

@@ -1,6 +1,7 @@
 // The admin CLI's commands (docs/rules/operations.md#admin-cli), one function each. A command validates its
 // options at once (so that a malformed command line never touches the database) and returns its task; the task
 // calls one domain function and returns what to print: the JSON value for --json and the text for people.
+import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { AUDIT_EVENT_TYPES } from "@/audit/events";
 import { listAuditEvents } from "@/audit/list-events";
@@ -67,11 +68,28 @@ const ZClientCreate = z.object({
   public: z.boolean().default(false),
   "first-party": z.boolean().default(false),
   "require-par": z.boolean().default(false),
+  "jwks-file": z.string().min(1).optional(),
 });
+
+/** The JWK Set in the file given to --jwks-file (docs/rules/tokens.md#client-keys), parsed as JSON. */
+async function readJwksFile(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch {
+    throw new ApiError(400, `--jwks-file: cannot read ${path}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ApiError(400, `--jwks-file: ${path} is not JSON`);
+  }
+}
 
 function clientCreate(values: Record<string, unknown>): Task {
   const options = validateOptions(ZClientCreate, values);
   return async () => {
+    const jwks = options["jwks-file"] === undefined ? undefined : await readJwksFile(options["jwks-file"]);
     const owner = await userByEmail(options.owner, "owner");
     const client = await createClient({
       ownerId: owner.id,
@@ -81,12 +99,15 @@ function clientCreate(values: Record<string, unknown>): Task {
       isPublic: options.public,
       firstParty: options["first-party"],
       requirePar: options["require-par"],
+      ...(jwks === undefined ? {} : { jwks }),
     });
     const yesNo = (flag: boolean) => (flag ? "yes" : "no");
     const text = [
       `Created ${client.grant_type} client "${client.name}" owned by ${owner.email}`,
       `  client_id      ${client.client_id}`,
-      client.client_secret === null
+      jwks !== undefined
+        ? `  client_secret  (none: authenticates with private_key_jwt, signed by a key of --jwks-file)`
+        : client.client_secret === null
         ? `  client_secret  (none: public client)`
         : `  client_secret  ${client.client_secret}   (shown this once; only its digest is stored)`,
       `  redirect_uris  ${client.redirect_uris.length ? client.redirect_uris.join(" ") : "(none)"}`,
@@ -189,6 +210,7 @@ function tokensPrune(values: Record<string, unknown>): Task {
       plural(counts.account_tokens, "account token"),
       plural(counts.mail_messages, "mail message"),
       plural(counts.dpop_proofs, "DPoP proof"),
+      plural(counts.client_assertions, "client assertion"),
       plural(counts.pushed_requests, "pushed authorization request"),
       plural(counts.registration_tokens, "registration token"),
       plural(counts.audit_events, "audit event"),
@@ -274,7 +296,7 @@ export const COMMANDS: Record<string, Command> = {
   "client:create": {
     usage:
       "client:create --owner E --name N --grant authorization_code|implicit|password|client_credentials|device_code\n" +
-      "              [--redirect-uri U]... [--public] [--first-party] [--require-par]",
+      "              [--redirect-uri U]... [--public] [--first-party] [--require-par] [--jwks-file PATH]",
     summary: "Register a client owned by the user with e-mail E; its secret is shown once.",
     options: {
       owner: { type: "string" },
@@ -284,6 +306,7 @@ export const COMMANDS: Record<string, Command> = {
       public: { type: "boolean" },
       "first-party": { type: "boolean" },
       "require-par": { type: "boolean" },
+      "jwks-file": { type: "string" },
     },
     prepare: clientCreate,
   },

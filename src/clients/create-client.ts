@@ -14,6 +14,7 @@ import { parseInput } from "@/http/validate";
 import { digest, randomSecret } from "@/secrets";
 import { write } from "@/db/client";
 import { redirectUriProblem } from "@/clients/redirect-uri";
+import { parseClientJwks } from "@/clients/client-keys";
 import { GRANT_TYPES, REDIRECTING_GRANT_TYPES, representClient } from "@/clients/represent";
 
 export const ZCreateClient = z.object({
@@ -31,6 +32,11 @@ export const ZCreateClient = z.object({
    * (docs/rules/tokens.md#pushed-authorization-requests).
    */
   requirePar: z.boolean().default(false),
+  /**
+   * Public keys (a JWK Set) for client assertions (docs/rules/tokens.md#client-keys): the client then
+   * authenticates with private_key_jwt only and gets no secret.
+   */
+  jwks: z.unknown().optional(),
 });
 export type TCreateClient = z.input<typeof ZCreateClient>;
 
@@ -61,8 +67,15 @@ export async function createClient(input: TCreateClient) {
     throw badRequest(`public: a ${data.grantType} client must keep a secret`);
   }
   // Confirmation only ever comes, never goes: a check before the write cannot let an unconfirmed account in.
+  let jwks: string | null = null;
+  if (data.jwks !== undefined) {
+    if (data.isPublic) throw badRequest("jwks: a public client holds no keys");
+    const parsed = await parseClientJwks(data.jwks);
+    if ("problem" in parsed) throw badRequest(`jwks: ${parsed.problem}`);
+    jwks = parsed.jwks;
+  }
   if (!(await emailConfirmed(data.ownerId))) throw forbidden(UNCONFIRMED);
-  const secret = data.isPublic ? null : randomSecret();
+  const secret = data.isPublic || jwks !== null ? null : randomSecret();
   const client = await write(async (tx) => {
     const created = await tx.client.create({
       data: {
@@ -75,6 +88,8 @@ export async function createClient(input: TCreateClient) {
         requirePar: data.requirePar,
         secretDigest: secret ? digest(secret) : null,
         redirectUris: JSON.stringify(redirectUris),
+        jwks,
+        tokenEndpointAuthMethod: jwks !== null ? "private_key_jwt" : null,
       },
       include: { owner: true },
     });

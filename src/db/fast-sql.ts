@@ -18,7 +18,8 @@
 // - startGrant: a new grant, its first tokens and its audit event (password and implicit grants), only for a
 //   user whose address is confirmed (docs/rules/accounts.md#unconfirmed-accounts: the rule is
 //   src/oauth/tokens.ts's; the statement checks it where it writes);
-// - rememberDpopProof: a DPoP proof's jti, refused when any instance saw it before (RFC 9449 11.1).
+// - rememberDpopProof: a DPoP proof's jti, refused when any instance saw it before (RFC 9449 11.1);
+//   rememberClientAssertion, the same for a client assertion's jti (RFC 7523 3 item 7).
 // Tokens bound to a DPoP key (RFC 9449 6) carry the key's thumbprint (`jkt`) in their row: the bearer read
 // returns it, and every insert writes it (docs/rules/tokens.md#dpop). So does every token's audience, the
 // resource it is for (RFC 8707, docs/rules/agents.md#audience): the bearer read returns it with the rest, and a
@@ -143,6 +144,7 @@ const SQL = {
   insertAccess: `INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt", "audience") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   insertRefresh: `INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt", "audience") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   rememberDpop: `INSERT INTO "DpopProof" ("key", "expiresAt") VALUES (?, ?) ON CONFLICT ("key") DO NOTHING`,
+  rememberAssertion: `INSERT INTO "ClientAssertion" ("key", "expiresAt") VALUES (?, ?) ON CONFLICT ("key") DO NOTHING`,
   insertAudit: `INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail") VALUES (?, ?, ?, ?, ?, ?)`,
   client: `SELECT * FROM "Client" WHERE "clientId" = ?`,
   userByEmail: `SELECT * FROM "User" WHERE "email" = ?`,
@@ -346,6 +348,7 @@ const PG = {
       u."emailVerifiedAt" IS NOT NULL AS "userConfirmed"
     FROM "RefreshToken" r JOIN "User" u ON u."id" = r."userId" WHERE r."digest" = ANY($1::text[])`,
   rememberDpop: `INSERT INTO "DpopProof" ("key", "expiresAt") VALUES ($1, $2::timestamp(3)) ON CONFLICT ("key") DO NOTHING RETURNING "id"`,
+  rememberAssertion: `INSERT INTO "ClientAssertion" ("key", "expiresAt") VALUES ($1, $2::timestamp(3)) ON CONFLICT ("key") DO NOTHING RETURNING "id"`,
   client: `SELECT * FROM "Client" WHERE "clientId" = ANY($1::text[])`,
   userByEmail: `SELECT * FROM "User" WHERE "email" = ANY($1::text[])`,
   reserveSlots: `SELECT "ids", "wait_ms" FROM "limiter_reserve"($1::text[], $2::int[], $3::bigint[], $4::timestamp(3))`,
@@ -749,4 +752,15 @@ export async function rememberDpopProof(key: string, expiresAt: Date): Promise<b
   if (d.kind === "postgresql") return (await pgQuery(d.pool, "rememberDpop", [key, pgTime(expiresAt)])).length === 1;
   const s = statements(d.connection);
   return (await d.exclusive(() => s.rememberDpop.run(key, sqliteTime(expiresAt)))).changes === 1;
+}
+
+/**
+ * Records a client assertion's key (the digest of its client_id and jti) until `expiresAt`; false when some
+ * instance recorded it before: a replay (RFC 7523 3 item 7). One statement; the unique key decides.
+ */
+export async function rememberClientAssertion(key: string, expiresAt: Date): Promise<boolean> {
+  const d = await driver();
+  if (d.kind === "postgresql") return (await pgQuery(d.pool, "rememberAssertion", [key, pgTime(expiresAt)])).length === 1;
+  const s = statements(d.connection);
+  return (await d.exclusive(() => s.rememberAssertion.run(key, sqliteTime(expiresAt)))).changes === 1;
 }

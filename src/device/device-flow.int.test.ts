@@ -311,7 +311,7 @@ describe("polling the token endpoint (RFC 8628 3.4, 3.5)", () => {
     const res = await poll(s.client, device_code);
     expect(res.status).toBe(200);
     const claims = decodeJwt(String(res.json.id_token));
-    expect(claims).toMatchObject({ iss: ISS, sub: String(s.user.id), aud: s.client.client_id, auth_time: authTime, email: s.user.email });
+    expect(claims).toMatchObject({ iss: ISS, sub: String(s.user.id), aud: s.client.client_id, auth_time: authTime, amr: ["pwd"], email: s.user.email });
     expect(claims.nonce).toBeUndefined();
   });
 });

@@ -7,7 +7,8 @@
 // docs/rules/permission-requests.md#mail-and-the-outbox); account tokens (e-mail confirmation) go a day after
 // they were used or expired, with their mail; mail linked to nothing (the "someone tried to sign up" note)
 // goes 30 days after it was written. DPoP proofs' jti rows once their proof could no longer pass the iat check
-// (RFC 9449 11.1: a replay is refused by iat from then on); pushed authorization requests and initial access
+// (RFC 9449 11.1: a replay is refused by iat from then on), and client assertions' jti rows once the assertion
+// expired (docs/rules/tokens.md#client-assertions: a replay is refused by exp from then on); pushed authorization requests and initial access
 // tokens a day after they expired.
 //
 // What is NOT removed: a refresh token that was used but has not expired. A second presentation of it must
@@ -32,6 +33,7 @@ export type PruneCounts = {
   account_tokens: number;
   mail_messages: number;
   dpop_proofs: number;
+  client_assertions: number;
   pushed_requests: number;
   registration_tokens: number;
   audit_events: number;
@@ -98,6 +100,8 @@ export async function pruneTokens(): Promise<PruneCounts> {
   // instead of expired_token. The tokens they gave belong to their grants and stay.
   const devices = await write((tx) => tx.deviceAuthorization.deleteMany({ where: { expiresAt: { lt: tokenCutoff } } }));
   const proofs = await write((tx) => tx.dpopProof.deleteMany({ where: { expiresAt: { lt: new Date(at) } } }));
+  // Client assertions' jti (docs/rules/tokens.md#client-assertions), once the assertion has expired.
+  const assertions = await write((tx) => tx.clientAssertion.deleteMany({ where: { expiresAt: { lt: new Date(at) } } }));
   const pushed = await write((tx) => tx.pushedAuthorizationRequest.deleteMany({ where: { expiresAt: { lt: tokenCutoff } } }));
   const registrationTokens = await write((tx) => tx.registrationToken.deleteMany({ where: { expiresAt: { lt: tokenCutoff } } }));
   const auditEvents = await write((tx) => tx.auditEvent.deleteMany({ where: { at: { lt: new Date(at - AUDIT_EVENT_KEEP_MS) } } }));
@@ -113,6 +117,7 @@ export async function pruneTokens(): Promise<PruneCounts> {
     account_tokens: accountTokens.count,
     mail_messages: requests.mails + accountTokens.mails + unlinkedMail.count,
     dpop_proofs: proofs.count,
+    client_assertions: assertions.count,
     pushed_requests: pushed.count,
     registration_tokens: registrationTokens.count,
     audit_events: auditEvents.count,

@@ -1,4 +1,5 @@
-// The authorization endpoint, GET /api/connect/oauth2/auth/
+// The authorization endpoint, GET /api/connect/oauth2/auth/ (and POST with a form body, OpenID Connect Core
+// 3.1.2.1: docs/rules/openid-connect.md#authorization-post)
 // (docs/rules/specification.md#authorization-endpoint, docs/rules/tokens.md#authorization-endpoint; RFC 6749
 // 4.1.1 and 4.2.1, RFC 7636, RFC 9207). A browser endpoint: its errors are an HTML page (unknown client,
 // unregistered redirect URI: never a redirect) or a redirect to the client with the RFC 6749 error code.
@@ -17,6 +18,7 @@ import type { Client } from "@/generated/sqlite/client";
 import { now, nowMs } from "@/clock";
 import { env } from "@/env";
 import { htmlErrorPage, redirect } from "@/http/html";
+import { readFormParams } from "@/http/body";
 import { controlCharacterField, controlCharacterMessage } from "@/http/input-text";
 import { matchRedirectUri } from "@/clients/redirect-uri";
 import { isPublicClient, redirectUrisOf } from "@/clients/represent";
@@ -31,7 +33,7 @@ import { challengeProblem } from "@/oauth/pkce";
 import { formatScope, isSubset, parseScope, storedScopes, type Scope } from "@/oauth/scope";
 import { startGrant } from "@/oauth/tokens";
 import { requestedAudience } from "@/oauth/resource";
-import { claimPushedRequest, pushedParams } from "@/oauth/pushed-request-store";
+import { claimPushedRequest, pushedParams, REQUEST_URI_PREFIX } from "@/oauth/pushed-request-store";
 import { countTokenIssued } from "@/observability/metrics";
 
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
@@ -192,6 +194,22 @@ function requestUriPage(): Response {
   return htmlErrorPage(400, "Sign-in request expired", "This sign-in link has expired or was already used. Go back to the application and try again.", [["Error", "invalid_request_uri"]]);
 }
 
+/**
+ * POST to the authorization endpoint (OpenID Connect Core 3.1.2.1; docs/rules/openid-connect.md#authorization-post):
+ * the form body's parameters, exactly as the same parameters in a GET's query (its query string, if any, is
+ * not read). The session cookie is SameSite=Lax, so a cross-site POST arrives without it: a POST that the
+ * session signs in is handled here and now; any other is answered 303 to the same request as a GET on our
+ * origin, which the browser follows as a top-level GET, with the cookie it holds. So a signed-in person never
+ * looks signed out because their browser posted.
+ */
+export async function handleAuthorizationPost(request: Request): Promise<Response> {
+  const params = await readFormParams(request, "invalid_request");
+  const url = new URL(request.url);
+  const asGet = new URL(`${url.pathname}?${params}`, url.origin);
+  if (!(await sessionUserFromRequest(request))) return redirect(`${env().appUrl}${asGet.pathname}${asGet.search}`, 303);
+  return handleAuthorizationRequest(new Request(asGet, { method: "GET", headers: request.headers }));
+}
+
 export async function handleAuthorizationRequest(request: Request): Promise<Response> {
   const url = new URL(request.url);
   let query = url.searchParams;
@@ -206,10 +224,17 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
 
   const requestUris = query.getAll("request_uri");
   let pushedId: number | null = null;
+  // Request objects are not supported (docs/rules/openid-connect.md#request-objects): once the redirect URI is
+  // known, `request` is answered request_not_supported, and a request_uri that is not one of our pushed
+  // requests' URNs request_uri_not_supported (OpenID Connect Core 3.1.2.6).
+  let unsupported: "request_not_supported" | "request_uri_not_supported" | null = query.has("request") ? "request_not_supported" : null;
   // When the request was received (seconds): a pushed one's row says; a plain one's way back through the
   // sign-in page may carry it, signed by this endpoint; otherwise now (null).
   let receivedAt: number | null;
-  if (requestUris.length > 0) {
+  if (requestUris.length === 1 && !requestUris[0]!.startsWith(REQUEST_URI_PREFIX)) {
+    unsupported ??= "request_uri_not_supported";
+    receivedAt = null;
+  } else if (requestUris.length > 0) {
     const pushed = requestUris.length === 1 ? await pushedParams(requestUris[0]!, client.id) : null;
     if (!pushed) return requestUriPage();
     pushedId = pushed.id;
@@ -249,6 +274,7 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
   try {
     const refused = controlCharacterField(url.searchParams);
     if (refused !== null) throw new OAuthError("invalid_request", {}, controlCharacterMessage(refused));
+    if (unsupported !== null) throw new OAuthError(unsupported);
     const validated = await validateAuthorizationRequest(query, client, target);
     const { prompt, maxAge: _maxAge, ...fields } = validated;
     // prompt=none never shows a page (OpenID Connect Core 3.1.2.6): it answers with an error instead.

@@ -4,6 +4,9 @@
 // challenge when Basic was used. The input rule (src/http/input-text.ts): a client_id or secret holding a
 // control character, in the body or in Basic, is 400 invalid_request before any lookup (PostgreSQL text cannot
 // hold U+0000, and the lookup of the client is shared with other requests: src/db/fast-sql.ts).
+// A signed JWT instead of a secret (RFC 7523 2.2, docs/rules/tokens.md#client-assertions): client_assertion_type
+// and client_assertion, checked by src/oauth/client-assertion.ts, never together with a secret or Basic
+// (RFC 6749 2.3: one method per request). A client registered with private_key_jwt authenticates only that way.
 import { controlCharacterMessage, hasControlCharacter } from "@/http/input-text";
 import type { Client } from "@/generated/sqlite/client";
 import { OAuthError } from "@/oauth/errors";
@@ -11,8 +14,14 @@ import { stringParam } from "@/oauth/params";
 import { isPublicClient } from "@/clients/represent";
 import { clientByClientId } from "@/db/fast-sql";
 import { secretMatchesDigest } from "@/secrets";
+import { log } from "@/observability/log";
+import { assertionClientId, CLIENT_ASSERTION_TYPE, ClientAssertionError, verifyClientAssertion } from "@/oauth/client-assertion";
 
-type Credentials = { clientId: string; secret: string | undefined; method: "basic" | "body" | "none" };
+type Credentials =
+  | { clientId: string; secret: string | undefined; method: "basic" | "body" | "none" }
+  | { clientId: string; secret: undefined; method: "assertion"; assertion: string };
+
+export const PRIVATE_KEY_JWT = "private_key_jwt";
 
 const formDecode = (value: string) => decodeURIComponent(value.replace(/\+/g, " "));
 
@@ -40,6 +49,20 @@ export function readCredentials(request: Request, params: Record<string, unknown
   const basic = parseBasic(request.headers.get("authorization"));
   const bodyId = stringParam(params, "client_id");
   const bodySecret = stringParam(params, "client_secret");
+  const assertionType = stringParam(params, "client_assertion_type");
+  const assertion = stringParam(params, "client_assertion");
+  if (assertionType !== undefined || assertion !== undefined) {
+    if (basic || bodySecret !== undefined) throw new OAuthError("invalid_request", {}, "a client assertion and a secret at once");
+    if (assertionType !== CLIENT_ASSERTION_TYPE || assertion === undefined) throw new OAuthError("invalid_client", {}, "client_assertion_type or client_assertion missing or unsupported");
+    let clientId: string;
+    try {
+      clientId = assertionClientId(assertion);
+    } catch (error) {
+      throw new OAuthError("invalid_client", {}, error instanceof ClientAssertionError ? error.message : "unreadable assertion");
+    }
+    if (bodyId !== undefined && bodyId !== clientId) throw new OAuthError("invalid_client", {}, "client_id differs from the assertion's");
+    return { clientId, secret: undefined, method: "assertion", assertion };
+  }
   if (basic) {
     if (bodySecret !== undefined) throw new OAuthError("invalid_request", {}, "client credentials in both Basic and body");
     if (bodyId !== undefined && bodyId !== basic.clientId) throw new OAuthError("invalid_request", {}, "client_id differs from Basic");
@@ -56,6 +79,18 @@ export async function authenticateClient(request: Request, params: Record<string
     new OAuthError("invalid_client", credentials.method === "basic" ? { "WWW-Authenticate": 'Basic realm="oauth"' } : {});
   const client = await clientByClientId(credentials.clientId); // one statement (src/db/fast-sql.ts)
   if (!client) throw fail();
+  if (credentials.method === "assertion") {
+    try {
+      await verifyClientAssertion(request, client, credentials.assertion);
+    } catch (error) {
+      if (!(error instanceof ClientAssertionError)) throw error;
+      log.info("client assertion refused", { client: client.clientId, reason: error.message });
+      throw new OAuthError("invalid_client", {}, error.message);
+    }
+    return client;
+  }
+  // A client registered with private_key_jwt proves itself with an assertion and nothing else.
+  if (client.tokenEndpointAuthMethod === PRIVATE_KEY_JWT) throw fail();
   if (credentials.secret === undefined) {
     // Only a public client may identify itself by client_id alone.
     if (!isPublicClient(client)) throw fail();

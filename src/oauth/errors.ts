@@ -1,6 +1,7 @@
 // RFC 6749 error codes (sections 4.1.2.1, 4.2.2.1 and 5.2), OpenID Connect Core 3.1.2.6 (prompt=none),
 // RFC 8628 3.5 (device polling), RFC 6750 3.1 (UserInfo), RFC 8707 2 (invalid_target), RFC 9449 5
-// (invalid_dpop_proof), RFC 7591 3.2.2 (registration) and RFC 9126 2.3 (PAR), each with the status this service answers with.
+// (invalid_dpop_proof), RFC 7591 3.2.2 (registration), RFC 9126 2.3 (PAR) and OpenID Connect Core 3.1.2.6
+// (request objects: docs/rules/openid-connect.md#request-objects), each with the status this service answers with.
 // The error body is {"error": code} and nothing else (docs/rules/endpoints.md#error-bodies).
 import { ApiError } from "@/http/errors";
 
@@ -27,6 +28,8 @@ export const OAUTH_ERROR_STATUS = {
   invalid_redirect_uri: 400,
   invalid_client_metadata: 400,
   invalid_request_uri: 400,
+  request_not_supported: 400,
+  request_uri_not_supported: 400,
 } as const;
 
 export type OAuthErrorCode = keyof typeof OAUTH_ERROR_STATUS;

@@ -2,14 +2,17 @@
 // the OpenID Connect discovery document (src/oidc/discovery.ts). Static per deployment: everything comes
 // from APP_URL, REGISTRATION and the server's fixed capabilities (docs/rules/tokens.md#metadata): the PAR
 // endpoint (RFC 9126 5), DPoP's algorithms (RFC 9449 5.1), and registration_endpoint only while registration
-// is on (RFC 7591).
+// is on (RFC 7591), and client assertions (private_key_jwt, RFC 7523 2.2; docs/rules/tokens.md#client-assertions)
+// with their algorithms at every endpoint that authenticates clients.
 import { env } from "@/env";
 import { DPOP_ALGS } from "@/dpop/proof";
 import { SCOPES } from "@/oauth/scope";
+import { CLIENT_ASSERTION_ALGS } from "@/clients/client-keys";
 
 export function serverMetadata() {
   const issuer = env().appUrl;
-  const clientAuth = ["client_secret_basic", "client_secret_post", "none"];
+  const clientAuth = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"];
+  const assertionAlgs = [...CLIENT_ASSERTION_ALGS];
   return {
     issuer,
     authorization_endpoint: `${issuer}/api/connect/oauth2/auth/`,
@@ -32,8 +35,11 @@ export function serverMetadata() {
     response_modes_supported: ["query", "fragment"],
     scopes_supported: [...SCOPES],
     token_endpoint_auth_methods_supported: clientAuth,
+    token_endpoint_auth_signing_alg_values_supported: assertionAlgs,
     revocation_endpoint_auth_methods_supported: clientAuth,
-    introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+    revocation_endpoint_auth_signing_alg_values_supported: assertionAlgs,
+    introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "private_key_jwt"],
+    introspection_endpoint_auth_signing_alg_values_supported: assertionAlgs,
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
     // Per client (require_pushed_authorization_requests in its registration, or the CLI's --require-par).

@@ -8,7 +8,7 @@ import type { Scope } from "@/oauth/scope";
 export type UserClaims = { sub: string; name?: string; email?: string; email_verified?: boolean };
 
 /** Every claim this server can release, for the discovery document's claims_supported. */
-export const CLAIMS_SUPPORTED = ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "name", "email", "email_verified"];
+export const CLAIMS_SUPPORTED = ["sub", "iss", "aud", "exp", "iat", "auth_time", "amr", "nonce", "at_hash", "name", "email", "email_verified"];
 
 export function userClaims(user: Pick<User, "id" | "name" | "email" | "emailVerifiedAt">, scopes: readonly Scope[]): UserClaims {
   const claims: UserClaims = { sub: String(user.id) };

@@ -1,7 +1,8 @@
 // The id_token (OpenID Connect Core 2, 3.1.3.6 and 12.2; docs/rules/openid-connect.md#id-tokens): a JWS signed
 // RS256 with the current signing key, whose kid the JWKS publishes. Claims: iss (exactly the discovery
 // issuer), sub, aud (the client_id), iat, exp (an hour), auth_time (when the user last typed their password
-// before authorizing), nonce (when the authorization request had one; refreshes repeat it, 12.2), at_hash
+// before authorizing), amr (["pwd"] with auth_time: the password sign-in; no acr, which is left out),
+// nonce (when the authorization request had one; refreshes repeat it, 12.2), at_hash
 // (3.1.3.6: the left half of the access token's SHA-256, base64url), and the claims of the profile and email
 // scopes.
 //
@@ -45,6 +46,9 @@ export async function idTokenForAccessToken(accessToken: string): Promise<string
   const payload = {
     ...userClaims(row.user, scopes),
     ...(row.grant.authTime ? { auth_time: Math.floor(row.grant.authTime.getTime() / 1000) } : {}),
+    // The one way anyone signs in here is their password (RFC 8176 2: "pwd"); a grant without a sign-in time
+    // records no method. No acr: this service has no levels of assurance, and none can be asked for.
+    ...(row.grant.authTime ? { amr: ["pwd"] } : {}),
     ...(row.grant.nonce ? { nonce: row.grant.nonce } : {}),
     at_hash: accessTokenHash(accessToken),
   };

@@ -152,7 +152,7 @@ describe("discovery and the JWKS", () => {
 });
 
 describe("the id_token of the code flow", () => {
-  it("is RS256 with a published kid, with iss, sub, aud, exp, iat, auth_time, nonce, at_hash and the claims of profile and email", async () => {
+  it("is RS256 with a published kid, with iss, sub, aud, exp, iat, auth_time, amr pwd, nonce, at_hash and the claims of profile and email; no acr", async () => {
     const s = await setup();
     const tokens = await tokensFor(s, { scope: "openid profile email readonly", nonce: "n-0S6_WzA2Mj" });
     expect(tokens.scope).toBe("readonly openid profile email");
@@ -167,6 +167,7 @@ describe("the id_token of the code flow", () => {
       iat: expect.any(Number),
       exp: expect.any(Number),
       auth_time: s.authTime,
+      amr: ["pwd"],
       nonce: "n-0S6_WzA2Mj",
       at_hash: atHash(tokens.access_token),
       name: "Olivia Openid",
@@ -180,7 +181,11 @@ describe("the id_token of the code flow", () => {
   it("carries only sub for openid alone, no nonce when none was sent; email_verified false only for a token from before an address had to be confirmed", async () => {
     const s = await setup();
     const plain = await verifyIdToken((await tokensFor(s, { scope: "openid" })).id_token!, s.client.client_id);
-    expect(Object.keys(plain).sort()).toEqual(["at_hash", "aud", "auth_time", "exp", "iat", "iss", "sub"]);
+    expect(Object.keys(plain).sort()).toEqual(["amr", "at_hash", "aud", "auth_time", "exp", "iat", "iss", "sub"]);
+    // acr_values is a voluntary request this service does not act on (OpenID Connect Core 3.1.2.1): no acr.
+    const asked = await verifyIdToken((await tokensFor(s, { scope: "openid", acr_values: "urn:example:loa:2" })).id_token!, s.client.client_id);
+    expect(asked).not.toHaveProperty("acr");
+    expect(asked.amr).toEqual(["pwd"]);
     const withEmail = await verifyIdToken((await tokensFor(s, { scope: "openid email" })).id_token!, s.client.client_id);
     expect(withEmail).toMatchObject({ email: s.user.email, email_verified: true });
     expect(withEmail.name).toBeUndefined();

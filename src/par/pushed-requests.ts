@@ -10,7 +10,8 @@
 // never the client's authentication (client_secret, client_assertion), a code_verifier or anything else sent.
 // A client holds at most MAX_LIVE_PUSHED_REQUESTS unexpired pushed requests (then 429 rate_limited,
 // Retry-After until the first of them expires; docs/rules/accounts.md#limits): counted and inserted in one
-// transaction serialised per client (src/limits/limiter.ts), so that a burst cannot pass the cap.
+// transaction serialised per client (src/limits/limiter.ts), so that a burst cannot pass the cap. A `request`
+// (a request object) is 400 request_not_supported.
 import { now } from "@/clock";
 import { readBody } from "@/http/body";
 import { json, NO_STORE } from "@/http/respond";
@@ -39,6 +40,8 @@ export async function handlePushedAuthorizationRequest(request: Request): Promis
   const params = await readBody(request, { form: true, invalidMessage: "invalid_request" });
   const client = await authenticateClient(request, params);
   if ("request_uri" in params) throw new OAuthError("invalid_request", {}, "request_uri cannot be pushed");
+  // Request objects are not supported (docs/rules/openid-connect.md#request-objects): a pushed one neither.
+  if ("request" in params) throw new OAuthError("request_not_supported");
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) {
     if (typeof value !== "string") throw new OAuthError("invalid_request", {}, `${name} must be a string`);

@@ -8,7 +8,11 @@
 // - response_types must agree with the grant type (2.1): code for authorization_code, token for implicit,
 //   none for the device grant.
 // - token_endpoint_auth_method: client_secret_basic (the default), client_secret_post, or none (a public
-//   client; PKCE is then required). Implicit clients are public (docs/rules/tokens.md#clients): none.
+//   client; PKCE is then required), or private_key_jwt (docs/rules/tokens.md#client-assertions: no secret, the
+//   client signs assertions with a key of its `jwks`, which it must then send). Implicit clients are public
+//   (docs/rules/tokens.md#clients): none.
+// - jwks: the client's public keys (docs/rules/tokens.md#client-keys); jwks_uri is refused (the server fetches
+//   no key from a URL a client gives).
 // - redirect_uris: the rules of docs/rules/tokens.md#redirect-uris (a custom scheme, a fragment, http off
 //   loopback: invalid_redirect_uri); required for code and implicit, refused for the device grant.
 // - client_uri (http or https), logo_uri (https only), scope (known scopes), client_name,
@@ -20,12 +24,13 @@ import { readableName } from "@/http/input-text";
 import type { Client } from "@/generated/sqlite/client";
 import { env } from "@/env";
 import { redirectUriProblem } from "@/clients/redirect-uri";
+import { clientKeysOf, parseClientJwks } from "@/clients/client-keys";
 import { redirectUrisOf, type GrantType } from "@/clients/represent";
 import { OAuthError } from "@/oauth/errors";
 import { formatScope, parseScope } from "@/oauth/scope";
 
 const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
-const AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"] as const;
+const AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none", "private_key_jwt"] as const;
 
 const ZClientMetadata = z.object({
   client_name: readableName(100).optional(),
@@ -37,6 +42,8 @@ const ZClientMetadata = z.object({
   client_uri: z.string().max(2000).optional(),
   logo_uri: z.string().max(2000).optional(),
   require_pushed_authorization_requests: z.boolean().optional(),
+  jwks: z.unknown().optional(),
+  jwks_uri: z.unknown().optional(),
 });
 
 /** What a registration (or an RFC 7592 update) stores. */
@@ -50,6 +57,8 @@ export type ClientRegistration = {
   clientUri: string | null;
   logoUri: string | null;
   requirePar: boolean;
+  /** The stored JWK Set (src/clients/client-keys.ts), or null. */
+  jwks: string | null;
 };
 
 const invalidMetadata = (detail: string) => new OAuthError("invalid_client_metadata", {}, detail);
@@ -77,7 +86,7 @@ function grantTypeOf(grantTypes: readonly string[]): GrantType {
 const RESPONSE_TYPE: Record<string, string | null> = { authorization_code: "code", implicit: "token", device_code: null };
 
 /** Parses and checks registration metadata; throws invalid_client_metadata or invalid_redirect_uri. */
-export function parseClientMetadata(body: unknown): ClientRegistration {
+export async function parseClientMetadata(body: unknown): Promise<ClientRegistration> {
   const parsed = ZClientMetadata.safeParse(body);
   if (!parsed.success) throw invalidMetadata(`${parsed.error.issues[0]?.path.join(".") || "body"}: ${parsed.error.issues[0]?.message}`);
   const data = parsed.data;
@@ -89,6 +98,15 @@ export function parseClientMetadata(body: unknown): ClientRegistration {
   }
   const method = data.token_endpoint_auth_method ?? (grantType === "implicit" ? "none" : "client_secret_basic");
   if (grantType === "implicit" && method !== "none") throw invalidMetadata("token_endpoint_auth_method: implicit clients are public (none)");
+  if (data.jwks_uri !== undefined) throw invalidMetadata("jwks_uri: not supported; send the keys as jwks");
+  let jwks: string | null = null;
+  if (data.jwks !== undefined) {
+    if (method === "none") throw invalidMetadata("jwks: a public client holds no keys");
+    const parsed = await parseClientJwks(data.jwks);
+    if ("problem" in parsed) throw invalidMetadata(`jwks: ${parsed.problem}`);
+    jwks = parsed.jwks;
+  }
+  if (method === "private_key_jwt" && jwks === null) throw invalidMetadata("jwks: required for private_key_jwt");
 
   const redirectUris = [...new Set(data.redirect_uris ?? [])];
   for (const uri of redirectUris) {
@@ -116,6 +134,7 @@ export function parseClientMetadata(body: unknown): ClientRegistration {
     clientUri: webUrl(data.client_uri, "client_uri", false),
     logoUri: webUrl(data.logo_uri, "logo_uri", true),
     requirePar: data.require_pushed_authorization_requests ?? false,
+    jwks,
   };
 }
 
@@ -155,5 +174,6 @@ export function clientInformation(client: Client, extra: { clientSecret?: string
     ...(client.clientUri ? { client_uri: client.clientUri } : {}),
     ...(client.logoUri ? { logo_uri: client.logoUri } : {}),
     require_pushed_authorization_requests: client.requirePar,
+    ...(client.jwks ? { jwks: clientKeysOf(client) } : {}),
   };
 }

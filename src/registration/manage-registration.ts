@@ -41,8 +41,13 @@ export async function updateRegistration(request: Request, clientId: string): Pr
   if (secret !== undefined && (!client.secretDigest || !secretMatchesDigest(secret, client.secretDigest))) {
     throw new OAuthError("invalid_client_metadata", {}, "client_secret is not this client's");
   }
-  const metadata = parseClientMetadata(body);
+  const metadata = await parseClientMetadata(body);
   if (metadata.isPublic !== client.isPublic) throw new OAuthError("invalid_client_metadata", {}, "token_endpoint_auth_method cannot switch between none and a secret");
+  // The secret is made at registration only: a client keeps proving itself the way it registered to (keys or
+  // a secret); its keys may be replaced (docs/rules/tokens.md#client-keys).
+  if ((metadata.tokenEndpointAuthMethod === "private_key_jwt") !== (client.tokenEndpointAuthMethod === "private_key_jwt")) {
+    throw new OAuthError("invalid_client_metadata", {}, "token_endpoint_auth_method cannot switch between private_key_jwt and a secret");
+  }
   const updated = await write((tx) =>
     tx.client.update({
       where: { id: client.id },
@@ -55,6 +60,7 @@ export async function updateRegistration(request: Request, clientId: string): Pr
         scope: metadata.scope,
         clientUri: metadata.clientUri,
         logoUri: metadata.logoUri,
+        jwks: metadata.jwks,
       },
     }),
   );

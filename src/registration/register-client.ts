@@ -51,8 +51,9 @@ export async function handleRegistrationRequest(request: Request): Promise<Respo
   const limitKey = `register:${addressKey(clientAddress(request))}`;
 
   const body = await readBody(request, { invalidMessage: "invalid_client_metadata" });
-  const metadata = parseClientMetadata(body);
-  const secret = metadata.isPublic ? null : randomSecret();
+  const metadata = await parseClientMetadata(body);
+  // A private_key_jwt client proves itself with its keys and gets no secret (docs/rules/tokens.md#client-assertions).
+  const secret = metadata.isPublic || metadata.tokenEndpointAuthMethod === "private_key_jwt" ? null : randomSecret();
   const registrationAccessToken = randomSecret();
   let client: Client;
   try {
@@ -81,6 +82,7 @@ export async function handleRegistrationRequest(request: Request): Promise<Respo
           scope: metadata.scope,
           clientUri: metadata.clientUri,
           logoUri: metadata.logoUri,
+          jwks: metadata.jwks,
         },
       });
       await recordEventInTx(tx, {
