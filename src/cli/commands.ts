@@ -10,6 +10,7 @@ import { deleteAnyClient, listAllClients } from "@/clients/admin-clients";
 import { createRegistrationToken } from "@/registration/register-client";
 import { GRANT_TYPES } from "@/clients/represent";
 import { deliverDue, MAX_ATTEMPTS, pendingMailCount } from "@/email/deliver";
+import { deliverLogoutsDue, MAX_ATTEMPTS as LOGOUT_MAX_ATTEMPTS } from "@/logout/deliver-logout";
 import { listMail } from "@/email/list-mail";
 import { ApiError } from "@/http/errors";
 import { pruneTokens } from "@/maintenance/prune-tokens";
@@ -67,6 +68,8 @@ const ZClientCreate = z.object({
   public: z.boolean().default(false),
   "first-party": z.boolean().default(false),
   "require-par": z.boolean().default(false),
+  "post-logout-redirect-uri": z.array(z.string()).default([]),
+  "backchannel-logout-uri": z.string().optional(),
 });
 
 function clientCreate(values: Record<string, unknown>): Task {
@@ -81,6 +84,8 @@ function clientCreate(values: Record<string, unknown>): Task {
       isPublic: options.public,
       firstParty: options["first-party"],
       requirePar: options["require-par"],
+      postLogoutRedirectUris: options["post-logout-redirect-uri"],
+      backchannelLogoutUri: options["backchannel-logout-uri"] ?? null,
     });
     const yesNo = (flag: boolean) => (flag ? "yes" : "no");
     const text = [
@@ -93,6 +98,8 @@ function clientCreate(values: Record<string, unknown>): Task {
       `  public         ${yesNo(client.public)}`,
       `  first_party    ${yesNo(client.first_party)}`,
       `  require_par    ${yesNo(client.require_pushed_authorization_requests)}`,
+      ...(client.post_logout_redirect_uris.length ? [`  post_logout_redirect_uris  ${client.post_logout_redirect_uris.join(" ")}`] : []),
+      ...(client.backchannel_logout_uri ? [`  backchannel_logout_uri     ${client.backchannel_logout_uri}`] : []),
     ].join("\n");
     return { json: client, text };
   };
@@ -169,6 +176,19 @@ function mailDeliver(values: Record<string, unknown>): Task {
     }
     const gaveUp = result.gaveUp ? ` (${result.gaveUp} of them after the last of ${MAX_ATTEMPTS} attempts, now failed)` : result.failed ? " (retried later)" : "";
     return { json, text: `Sent ${plural(result.sent, "message")}, ${result.failed} failed${gaveUp}.` };
+  };
+}
+
+// logout:deliver ---------------------------------------------------------------------------------------------
+
+function logoutDeliver(values: Record<string, unknown>): Task {
+  validateOptions(z.object({}).strict(), values);
+  return async () => {
+    const result = await deliverLogoutsDue();
+    const pending = await (await db()).logoutDelivery.count({ where: { status: "pending" } });
+    const json = { sent: result.sent, failed: result.failed, pending };
+    const gaveUp = result.gaveUp ? ` (${result.gaveUp} of them after the last of ${LOGOUT_MAX_ATTEMPTS} attempts, now failed)` : result.failed ? " (retried later)" : "";
+    return { json, text: `Sent ${plural(result.sent, "logout token")}, ${result.failed} failed${gaveUp}; ${pending} pending.` };
   };
 }
 
@@ -274,7 +294,8 @@ export const COMMANDS: Record<string, Command> = {
   "client:create": {
     usage:
       "client:create --owner E --name N --grant authorization_code|implicit|password|client_credentials|device_code\n" +
-      "              [--redirect-uri U]... [--public] [--first-party] [--require-par]",
+      "              [--redirect-uri U]... [--public] [--first-party] [--require-par]\n" +
+      "              [--post-logout-redirect-uri U]... [--backchannel-logout-uri U]",
     summary: "Register a client owned by the user with e-mail E; its secret is shown once.",
     options: {
       owner: { type: "string" },
@@ -284,6 +305,8 @@ export const COMMANDS: Record<string, Command> = {
       public: { type: "boolean" },
       "first-party": { type: "boolean" },
       "require-par": { type: "boolean" },
+      "post-logout-redirect-uri": { type: "string", multiple: true },
+      "backchannel-logout-uri": { type: "string" },
     },
     prepare: clientCreate,
   },
@@ -322,6 +345,12 @@ export const COMMANDS: Record<string, Command> = {
     summary: "Deliver the outbox messages that are due through Resend, and say how many were sent and failed.",
     options: {},
     prepare: mailDeliver,
+  },
+  "logout:deliver": {
+    usage: "logout:deliver",
+    summary: "Deliver the back-channel logout tokens that are due, and say how many were sent and failed.",
+    options: {},
+    prepare: logoutDeliver,
   },
   "keys:rotate": {
     usage: "keys:rotate",

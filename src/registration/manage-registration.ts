@@ -55,6 +55,8 @@ export async function updateRegistration(request: Request, clientId: string): Pr
         scope: metadata.scope,
         clientUri: metadata.clientUri,
         logoUri: metadata.logoUri,
+        postLogoutRedirectUris: JSON.stringify(metadata.postLogoutRedirectUris),
+        backchannelLogoutUri: metadata.backchannelLogoutUri,
       },
     }),
   );

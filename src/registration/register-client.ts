@@ -81,6 +81,8 @@ export async function handleRegistrationRequest(request: Request): Promise<Respo
           scope: metadata.scope,
           clientUri: metadata.clientUri,
           logoUri: metadata.logoUri,
+          postLogoutRedirectUris: JSON.stringify(metadata.postLogoutRedirectUris),
+          backchannelLogoutUri: metadata.backchannelLogoutUri,
         },
       });
       await recordEventInTx(tx, {
