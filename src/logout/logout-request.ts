@@ -39,15 +39,28 @@ export function sealLogoutRequest(request: LogoutRequest, holder: Holder): strin
   return `${body}.${mac("seal", body)}`;
 }
 
-/** The request inside an intact, unexpired seal made for this person's session; else null. */
-export function openLogoutRequest(sealed: string, holder: Holder): LogoutRequest | null {
+/** The sealed content when the seal is intact and unexpired, whoever it was made for; else null. */
+function unsealed(sealed: string): z.infer<typeof ZSealed> | null {
   const [body, tag, extra] = sealed.split(".");
   if (!body || !tag || extra !== undefined || !matches(mac("seal", body), tag)) return null;
   const parsed = ZSealed.safeParse(JSON.parse(Buffer.from(body, "base64url").toString("utf8")));
-  if (!parsed.success) return null;
-  const { userId, sid, expiresAt, ...request } = parsed.data;
-  if (userId !== holder.id || sid !== holder.sid || expiresAt <= nowMs()) return null;
+  return parsed.success && parsed.data.expiresAt > nowMs() ? parsed.data : null;
+}
+
+/** The request inside an intact, unexpired seal made for this person's session; else null. */
+export function openLogoutRequest(sealed: string, holder: Holder): LogoutRequest | null {
+  const content = unsealed(sealed);
+  if (!content || content.userId !== holder.id || content.sid !== holder.sid) return null;
+  const { userId: _userId, sid: _sid, expiresAt: _expiresAt, ...request } = content;
   return request;
+}
+
+/**
+ * The registered address an intact seal sends the browser to after the form (the confirmation page's CSP
+ * names its origin in form-action, as the consent page does: docs/rules/operations.md#security-headers).
+ */
+export function sealedLogoutRedirectUri(sealed: string): string | null {
+  return unsealed(sealed)?.redirectUri ?? null;
 }
 
 /** The confirmation form's CSRF token: bound to the seal on the page and to the session. */
