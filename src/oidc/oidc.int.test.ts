@@ -162,7 +162,7 @@ describe("discovery and the JWKS", () => {
 });
 
 describe("the id_token of the code flow", () => {
-  it("is RS256 with a published kid, with iss, sub, aud, exp, iat, auth_time, nonce, at_hash and the claims of profile and email", async () => {
+  it("is RS256 with a published kid, with iss, sub, aud, exp, iat, auth_time, nonce, at_hash, sid and the claims of profile and email", async () => {
     const s = await setup();
     const tokens = await tokensFor(s, { scope: "openid profile email readonly", nonce: "n-0S6_WzA2Mj" });
     expect(tokens.scope).toBe("readonly openid profile email");
@@ -179,6 +179,7 @@ describe("the id_token of the code flow", () => {
       auth_time: s.authTime,
       nonce: "n-0S6_WzA2Mj",
       at_hash: atHash(tokens.access_token),
+      sid: expect.stringMatching(/^[\w-]{22}$/), // the browser session's (docs/rules/openid-connect.md#back-channel-logout)
       name: "Olivia Openid",
       email: s.user.email,
       email_verified: true,
@@ -187,10 +188,10 @@ describe("the id_token of the code flow", () => {
     expect(Math.abs(claims.iat! - seconds())).toBeLessThanOrEqual(5);
   });
 
-  it("carries only sub for openid alone, no nonce when none was sent; email_verified false only for a token from before an address had to be confirmed", async () => {
+  it("carries only sub (and sid) for openid alone, no nonce when none was sent; email_verified false only for a token from before an address had to be confirmed", async () => {
     const s = await setup();
     const plain = await verifyIdToken((await tokensFor(s, { scope: "openid" })).id_token!, s.client.client_id);
-    expect(Object.keys(plain).sort()).toEqual(["at_hash", "aud", "auth_time", "exp", "iat", "iss", "sub"]);
+    expect(Object.keys(plain).sort()).toEqual(["at_hash", "aud", "auth_time", "exp", "iat", "iss", "sid", "sub"]);
     const withEmail = await verifyIdToken((await tokensFor(s, { scope: "openid email" })).id_token!, s.client.client_id);
     expect(withEmail).toMatchObject({ email: s.user.email, email_verified: true });
     expect(withEmail.name).toBeUndefined();
