@@ -9,6 +9,7 @@ export async function register() {
     startMailSweep();
     const { startLogoutSweep } = await import("./src/logout/sweep");
     startLogoutSweep();
+    await import("./src/logout/deliver-soon");
     const { ensureSigningKeyAtStart } = await import("./src/oidc/keys");
     await ensureSigningKeyAtStart();
     const { measureHashingAtStart } = await import("./src/users/passwords");

@@ -7,13 +7,11 @@
 // `logout_token`; a 2xx answer is success (2.8: 200 or 204). Anything else, no answer within SEND_TIMEOUT_MS, or
 // a redirect (never followed: the registered address is the only one told) fails the attempt, retried after
 // 30 seconds, then 1, 2, 4, ... minutes, at most 30 minutes apart; after MAX_ATTEMPTS it stays failed.
-// A sign-out never waits for any of this: delivery runs after the response (deliverLogoutsSoon), and the
-// sweep (src/logout/sweep.ts) picks up what that misses.
+// A sign-out never waits for any of this: delivery runs after the response (src/logout/deliver-soon.ts), and
+// the sweep (src/logout/sweep.ts) picks up what that misses.
 import { now, nowMs } from "@/clock";
-import { afterResponse } from "@/http/after-response";
 import { db, write } from "@/db/client";
 import { log, redact } from "@/observability/log";
-import { deliverQueuedLogoutsWith } from "@/browser-sessions/logout-queued";
 import { signLogoutToken } from "@/logout/logout-token";
 
 export const MAX_ATTEMPTS = 10;
@@ -113,16 +111,3 @@ export async function deliverLogoutsDue(options: { ids?: number[] } = {}): Promi
   }
   return result;
 }
-
-/** After the response: delivers `ids`; a failure is left to the sweep. */
-export function deliverLogoutsSoon(ids: number[]): void {
-  if (ids.length === 0) return;
-  afterResponse(() =>
-    deliverLogoutsDue({ ids }).then(
-      () => undefined,
-      (error: unknown) => log.warn("logout token delivery after response failed; the sweep will retry", { error: String(error) }),
-    ),
-  );
-}
-
-deliverQueuedLogoutsWith(deliverLogoutsSoon);

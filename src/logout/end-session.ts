@@ -22,7 +22,7 @@ import { db, write } from "@/db/client";
 import { log } from "@/observability/log";
 import { postLogoutRedirectUrisOf } from "@/clients/logout-uris";
 import { endBrowserSessionInTx } from "@/browser-sessions/session-clients";
-import { deliverLogoutsSoon } from "@/logout/deliver-logout";
+import { deliverLogoutsSoon } from "@/logout/deliver-soon";
 import { verifyIdTokenHint } from "@/logout/id-token-hint";
 import { logoutCsrfTokenMatches, openLogoutRequest, sealLogoutRequest, type LogoutRequest } from "@/logout/logout-request";
 
