@@ -43,6 +43,8 @@ import { takeAccountStep } from "@/accounts/lifecycle";
 import { signOutEverywhere } from "@/users/sign-out-everywhere";
 import { logoutCsrfToken } from "@/logout/logout-request";
 import { deliverLogoutsDue } from "@/logout/deliver-logout";
+import { authOptions } from "@/auth/options";
+import { until } from "@/testing/until";
 
 const AUTH = "/api/connect/oauth2/auth/";
 const TOKEN = "/api/connect/oauth2/token/";
@@ -959,6 +961,26 @@ describe("logout", () => {
         const sids = receiver.received.map((r) => decodeJwt(r.logoutToken!)).filter((claims) => claims.sub === String(s.user.id)).map((claims) => claims.sid);
         expect(sids.sort(), end).toEqual([s.sid, otherSid].sort());
       }
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("signing out of the browser (next-auth's sign-out) sends the session's logout token, once", async () => {
+    const receiver = await startReceiver();
+    try {
+      const s = await signedIn({ backchannelLogoutUri: receiver.uri });
+      await tokensFor(s, { scope: "openid" });
+      const signOut = authOptions().events!.signOut!;
+      await signOut({ token: { sid: s.sid, uid: s.user.id }, session: undefined as never });
+      await signOut({ token: { sid: s.sid, uid: s.user.id }, session: undefined as never }); // twice: still one
+      expect(await (await db()).logoutDelivery.count({ where: { sid: s.sid } })).toBe(1);
+      await deliverLogoutsDue();
+      await until(
+        () => receiver.received.some((r) => decodeJwt(r.logoutToken!).sid === s.sid),
+        () => "the logout token of the signed-out session",
+      );
+      expect(receiver.received.filter((r) => decodeJwt(r.logoutToken!).sid === s.sid)).toHaveLength(1);
     } finally {
       await receiver.close();
     }
