@@ -10,6 +10,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/env";
 import { contentSecurityPolicy, isHttpsUrl, newNonce, pageSecurityHeaders } from "@/http/security-headers";
 import { sealedRedirectUri } from "@/oauth/authorization-request";
+import { sealedLogoutRedirectUri } from "@/logout/logout-request";
 
 export function proxy(request: NextRequest) {
   const config = env();
@@ -17,7 +18,10 @@ export function proxy(request: NextRequest) {
   const nonce = newNonce();
   // The consent form answers with a 303 to the client's redirect URI: that origin may follow the post.
   const sealed = request.nextUrl.pathname === "/consent" ? request.nextUrl.searchParams.get("request") : null;
-  const redirectUri = sealed ? sealedRedirectUri(sealed) : null;
+  // So does the logout confirmation form, to the application's registered post-logout address
+  // (docs/rules/openid-connect.md#logout).
+  const sealedLogout = request.nextUrl.pathname === "/logout" ? request.nextUrl.searchParams.get("request") : null;
+  const redirectUri = sealed ? sealedRedirectUri(sealed) : sealedLogout ? sealedLogoutRedirectUri(sealedLogout) : null;
   const policy = contentSecurityPolicy({
     nonce,
     formTargets: redirectUri ? [redirectUri] : [],

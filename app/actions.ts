@@ -3,9 +3,10 @@
 import { redirect } from "next/navigation";
 import { currentUser } from "@/auth/session";
 import { signOutEverywhere } from "@/users/sign-out-everywhere";
+import { logoutsQueued } from "@/browser-sessions/logout-queued";
 
 export async function signOutAllSessions(): Promise<void> {
   const user = await currentUser();
-  if (user) await signOutEverywhere(user.id);
+  if (user) logoutsQueued(await signOutEverywhere(user.id));
   redirect("/login");
 }

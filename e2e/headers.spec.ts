@@ -6,6 +6,7 @@
 // own sign-ins.
 import { expect, test, type Page, type Response } from "@playwright/test";
 import { CALLBACK, cli, newUser, signIn, startCallbackServer } from "./helpers";
+import { checkPage } from "./page-checks";
 
 let stopCallbackServer: () => Promise<void>;
 test.beforeAll(async () => {
@@ -132,4 +133,42 @@ test("a consent page whose request is not intact names no other origin in form-a
   const formAction = directives((await response!.allHeaders())["content-security-policy"]!).get("form-action");
   expect(formAction).toEqual(["'self'"]);
   await expect(page.getByRole("heading", { name: "Request expired" })).toBeVisible();
+});
+
+// docs/rules/openid-connect.md#logout: the confirmation page of the logout endpoint, its form's 303 to the
+// application's registered post-logout address (named in form-action, as the consent page names its redirect
+// URI), and the signed-out page.
+test("the logout confirmation page passes the policy and axe; Sign out lands at the registered address with state; the signed-out page too", async ({ page, context }) => {
+  const problems = await watch(page);
+  const user = newUser("Logout Tester");
+  const signedOut = CALLBACK.replace("/callback", "/signed-out");
+  const client = cli<{ client_id: string }>("client:create", "--owner", user.email, "--name", "Logout Client", "--grant", "authorization_code", "--redirect-uri", CALLBACK, "--post-logout-redirect-uri", signedOut);
+  await signIn(page, user.email, user.password);
+  await expect(page.getByText("Signed in as")).toBeVisible();
+
+  const query = new URLSearchParams({ client_id: client.client_id, post_logout_redirect_uri: signedOut, state: "bye" });
+  const confirmation = page.waitForResponse((response) => new URL(response.url()).pathname === "/logout");
+  await page.goto(`/api/connect/oauth2/logout/?${query}`);
+  const confirmationResponse = await confirmation;
+  await page.waitForLoadState("networkidle");
+  await expectSecured(page, confirmationResponse);
+  expect(directives((await confirmationResponse.allHeaders())["content-security-policy"]!).get("form-action")).toEqual(["'self'", new URL(signedOut).origin]);
+  await expect(page.getByRole("heading", { name: "Sign out of Bundle permissions?", level: 1 })).toBeVisible();
+  await expect(page.getByText("Logout Client")).toBeVisible();
+  const form = page.locator('form[action="/api/connect/oauth2/logout/confirm/"]');
+  await expect(form.locator('input[name="csrf"]')).toHaveCount(1);
+  await checkPage(page, "logout-confirmation");
+
+  await form.getByRole("button", { name: "Sign out", exact: true }).click();
+  await expect(page.getByText("callback reached")).toBeVisible();
+  const landed = new URL(page.url());
+  expect(landed.pathname).toBe("/signed-out");
+  expect(landed.searchParams.get("state")).toBe("bye");
+  expect((await context.cookies()).find((cookie) => cookie.name.endsWith("next-auth.session-token"))).toBeUndefined();
+
+  await visit(page, "/logout/done");
+  await expect(page.getByRole("heading", { name: "You are signed out", level: 1 })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Sign in again" })).toBeVisible();
+  await checkPage(page, "logout-done");
+  expect(problems).toEqual([]);
 });

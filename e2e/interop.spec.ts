@@ -258,6 +258,33 @@ test.describe("OpenID Connect, the device flow and client credentials", () => {
     expect(refreshed.claims()).toMatchObject({ sub: String(user.id), auth_time: claims.auth_time, nonce });
   });
 
+  test("openid-client: buildEndSessionUrl from discovery; the id_token_hint signs the browser out and comes back with state (docs/rules/openid-connect.md#logout)", async ({ page }) => {
+    const user = newUser("Lou Logout");
+    const signedOut = CALLBACK.replace("/callback", "/signed-out");
+    const registered = client("authorization_code", newUser().email, CALLBACK, "--post-logout-redirect-uri", signedOut);
+    const config = await openid.discovery(new URL(baseURL), registered.client_id, registered.client_secret!, undefined, { execute: [openid.allowInsecureRequests] });
+    expect(config.serverMetadata()).toMatchObject({ end_session_endpoint: `${baseURL}/api/connect/oauth2/logout/`, backchannel_logout_supported: true, backchannel_logout_session_supported: true });
+
+    await signIn(page, user.email);
+    await expect(page.getByText("Signed in as")).toBeVisible();
+    const verifier = openid.randomPKCECodeVerifier();
+    const state = openid.randomState();
+    const url = openid.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: "openid", state, code_challenge: await openid.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" });
+    const tokens = await openid.authorizationCodeGrant(config, await approveInBrowser(page, url), { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true });
+    expect(typeof tokens.claims()!.sid).toBe("string");
+
+    const logoutState = openid.randomState();
+    const endSession = openid.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: signedOut, state: logoutState });
+    expect(endSession.origin + endSession.pathname).toBe(`${baseURL}/api/connect/oauth2/logout/`);
+    await page.goto(endSession.href);
+    await expect(page.getByText("callback reached")).toBeVisible();
+    const landed = new URL(page.url());
+    expect(landed.origin + landed.pathname).toBe(signedOut);
+    expect(landed.searchParams.get("state")).toBe(logoutState);
+    await page.goto("/");
+    await expect(page.getByText("Signed in as")).toHaveCount(0);
+  });
+
   test("oauth4webapi: the device flow, with the code typed into /device in Chromium", async ({ page }) => {
     const insecure = { [oauth.allowInsecureRequests]: true };
     const user = newUser("Devi Device");

@@ -23,6 +23,7 @@ import { nowMs } from "@/clock";
 import { recordEventInTx } from "@/audit/record-event";
 import { write, type Tx } from "@/db/client";
 import { signOutEverywhereInTx } from "@/users/sign-out-everywhere";
+import { logoutsQueued } from "@/browser-sessions/logout-queued";
 import { claimAccountToken } from "@/accounts/account-tokens";
 
 export type AccountStep = { purpose: "verify_email" } | { purpose: "reset_password"; passwordHash: string };
@@ -39,8 +40,9 @@ class AddressChanged extends Error {}
 
 /** Uses `token` for `step` and applies it with everything it undoes, in one transaction. */
 export async function takeAccountStep(token: string, step: AccountStep): Promise<AccountStepOutcome> {
+  let logouts: number[] = [];
   try {
-    return await write(async (tx): Promise<AccountStepOutcome> => {
+    const outcome = await write(async (tx): Promise<AccountStepOutcome> => {
       const claimed = await claimAccountToken(tx, token, step.purpose);
       if (!claimed) return { state: "unclaimed" };
       const at = new Date(nowMs());
@@ -64,7 +66,7 @@ export async function takeAccountStep(token: string, step: AccountStep): Promise
         await deleteClientsInTx(tx, userId);
       }
       if (reset) {
-        await signOutEverywhereInTx(tx, userId);
+        logouts = await signOutEverywhereInTx(tx, userId);
         await tx.accountToken.updateMany({ where: { userId, purpose: "reset_password", usedAt: null }, data: { usedAt: at } });
         await forgetFailedSignIns(tx, email);
         await recordEventInTx(tx, { type: "password.reset", userId });
@@ -72,6 +74,9 @@ export async function takeAccountStep(token: string, step: AccountStep): Promise
       if (firstConfirmation || reset) await revokeEverythingInTx(tx, userId, at, reset ? "password reset" : "address confirmed");
       return { state: "done", userId, email, firstConfirmation };
     });
+    // The reset ended every session: the clients they signed in to are told (docs/rules/openid-connect.md#back-channel-logout).
+    logoutsQueued(logouts);
+    return outcome;
   } catch (error) {
     if (error instanceof AddressChanged) return { state: "address_changed" };
     throw error;

@@ -2,7 +2,8 @@
 // encrypted cookie. The token carries the user's id and session version; bumping the version ("sign out
 // everywhere") ends every session at once (see src/auth/session.ts). It also carries `auth_time`, when the
 // person last typed their password (OpenID Connect's auth_time, max_age and prompt=login,
-// docs/rules/openid-connect.md#authorization-parameters). A sign-in that password hashing is too busy to check
+// docs/rules/openid-connect.md#authorization-parameters), and `sid`, the session's random id, which id_tokens
+// carry and whose end queues logout tokens (docs/rules/openid-connect.md#back-channel-logout). A sign-in that password hashing is too busy to check
 // is refused as "busy", never as a wrong password (docs/rules/accounts.md#password-hashing; the route gives it
 // 503, src/auth/sign-in-status.ts).
 // The input rule (src/http/input-text.ts): an e-mail or password holding a control character is a failed
@@ -16,6 +17,11 @@ import { ServiceBusy } from "@/http/errors";
 import { SIGN_IN_BUSY, SIGN_IN_RATE_LIMITED } from "@/auth/sign-in-status";
 import { hasControlCharacter } from "@/http/input-text";
 import { signInWithPassword } from "@/users/sign-in";
+import { randomSecret } from "@/secrets";
+import { write } from "@/db/client";
+import { endBrowserSessionInTx } from "@/browser-sessions/session-clients";
+import { logoutsQueued } from "@/browser-sessions/logout-queued";
+import { log } from "@/observability/log";
 
 /**
  * The client address of the sign-in request (docs/rules/endpoints.md#client-address), from the headers
@@ -63,12 +69,27 @@ export function authOptions(): NextAuthOptions {
         },
       }),
     ],
+    events: {
+      // Signing out of this browser ends the session for the clients it signed in to
+      // (docs/rules/openid-connect.md#back-channel-logout): their logout tokens are queued, never awaited.
+      async signOut({ token }) {
+        const sid = typeof token?.sid === "string" ? token.sid : null;
+        if (!sid) return;
+        try {
+          logoutsQueued(await write((tx) => endBrowserSessionInTx(tx, sid)));
+        } catch (error) {
+          log.warn("could not queue the logout tokens of a signed-out session", { error: String(error) });
+        }
+      },
+    },
     callbacks: {
       jwt({ token, user }) {
         if (user) {
           token.uid = Number(user.id);
           token.sv = (user as { sv?: number }).sv ?? 0;
           token.auth_time = Math.floor(nowMs() / 1000);
+          // The session's id, which id_tokens carry as `sid` (docs/rules/openid-connect.md#back-channel-logout).
+          token.sid = randomSecret(16);
         }
         return token;
       },

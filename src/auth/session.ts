@@ -7,8 +7,9 @@ import { env } from "@/env";
 import { db } from "@/db/client";
 
 /** `authTime`: when the person last typed their password (seconds since the epoch); null for sessions made
- * before it was recorded. */
-export type SessionUser = { id: number; name: string; email: string; authTime: number | null };
+ * before it was recorded. `sid`: the session's random id (docs/rules/openid-connect.md#back-channel-logout); null
+ * for sessions made before it was recorded. */
+export type SessionUser = { id: number; name: string; email: string; authTime: number | null; sid: string | null };
 
 export function sessionCookieName(): string {
   return env().appUrl.startsWith("https://") ? "__Secure-next-auth.session-token" : "next-auth.session-token";
@@ -55,7 +56,8 @@ export async function sessionUserFromCookieHeader(cookieHeader: string | null): 
   const user = await (await db()).user.findUnique({ where: { id: payload.uid } });
   if (!user || user.sessionVersion !== (payload.sv ?? 0)) return null;
   const authTime = typeof payload.auth_time === "number" ? payload.auth_time : null;
-  return { id: user.id, name: user.name, email: user.email, authTime };
+  const sid = typeof payload.sid === "string" ? payload.sid : null;
+  return { id: user.id, name: user.name, email: user.email, authTime, sid };
 }
 
 export function sessionUserFromRequest(request: Request): Promise<SessionUser | null> {

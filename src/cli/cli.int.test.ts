@@ -3,6 +3,9 @@
 // in-process on rows dated into the past; the clock is never advanced for them, because the database is
 // shared with test files running at the same time and an advanced clock would prune their live rows.
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { endBrowserSessionInTx } from "@/browser-sessions/session-clients";
 import { describe, expect, it, vi } from "vitest";
 import { nowMs } from "@/clock";
 import { listMail } from "@/email/list-mail";
@@ -81,6 +84,8 @@ describe("client:create", () => {
       owner: ownerRepr,
       grant_type: "authorization_code",
       redirect_uris: ["https://app.example.test/cb", "http://localhost:8000/cb"],
+      post_logout_redirect_uris: [],
+      backchannel_logout_uri: null,
       public: false,
       first_party: true,
       require_pushed_authorization_requests: false,
@@ -120,6 +125,25 @@ describe("client:create", () => {
     const secret = /client_secret +(\S+)/.exec(run.stdout)?.[1];
     const row = await (await db()).client.findUniqueOrThrow({ where: { clientId: clientId! } });
     expect(row).toMatchObject({ ownerId: owner.id, grantType: "password", isPublic: false, secretDigest: digest(secret!) });
+  });
+
+  it("registers post-logout redirect URIs and a back-channel logout URI (docs/rules/openid-connect.md#logout), checked as redirect URIs", async () => {
+    const owner = await makeUser();
+    const [registered, insecure, wrongGrant] = await Promise.all([
+      cli("client:create", "--owner", owner.email, "--name", "Logout app", "--grant", "authorization_code", "--redirect-uri", "https://app.example.test/cb",
+        "--post-logout-redirect-uri", "https://app.example.test/bye", "--post-logout-redirect-uri", "http://127.0.0.1:9000/bye",
+        "--backchannel-logout-uri", "https://app.example.test/backchannel", "--json"),
+      cli("client:create", "--owner", owner.email, "--name", "Insecure", "--grant", "authorization_code", "--redirect-uri", "https://app.example.test/cb",
+        "--backchannel-logout-uri", "http://app.example.test/backchannel", "--json"),
+      cli("client:create", "--owner", owner.email, "--name", "Job", "--grant", "client_credentials", "--post-logout-redirect-uri", "https://app.example.test/bye", "--json"),
+    ]);
+    expect(JSON.parse(registered.stdout)).toMatchObject({
+      post_logout_redirect_uris: ["https://app.example.test/bye", "http://127.0.0.1:9000/bye"],
+      backchannel_logout_uri: "https://app.example.test/backchannel",
+    });
+    expect(insecure.code).toBe(1);
+    expect(insecure.stderr).toMatch(/^error: backchannel_logout_uri: must use https/);
+    expect(wrongGrant).toEqual({ code: 1, stdout: "", stderr: "error: post_logout_redirect_uris: a client_credentials client has none\n" });
   });
 
   it("refuses a redirect URI that is neither https nor loopback, and an unknown owner", async () => {
@@ -341,12 +365,45 @@ describe("pruneTokens()", () => {
   });
 });
 
+describe("logout:deliver", () => {
+  it("delivers the queued logout tokens that are due to their receivers (docs/rules/openid-connect.md#back-channel-logout)", async () => {
+    const bodies: string[] = [];
+    const receiver = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      request.on("end", () => {
+        bodies.push(body);
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    try {
+      const owner = await makeUser();
+      const client = await makeClient({ ownerId: owner.id, grantType: "authorization_code", backchannelLogoutUri: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/bc` });
+      const row = await (await db()).client.findUniqueOrThrow({ where: { clientId: client.client_id } });
+      const sid = `cli-${randomBytes(6).toString("hex")}`;
+      await write((tx) => tx.sessionClient.create({ data: { sid, userId: owner.id, clientId: row.id } }));
+      const [queued] = await write((tx) => endBrowserSessionInTx(tx, sid));
+      const run = await cli("logout:deliver", "--json");
+      expect(run.code).toBe(0);
+      // (Other test files may have queued tokens of their own: only this one is counted on.)
+      expect(JSON.parse(run.stdout)).toMatchObject({ sent: expect.any(Number), failed: expect.any(Number), pending: expect.any(Number) });
+      expect(JSON.parse(run.stdout).sent).toBeGreaterThanOrEqual(1);
+      expect(bodies).toHaveLength(1);
+      expect(bodies[0]).toMatch(/^logout_token=[\w-]+\.[\w-]+\.[\w-]+$/);
+      expect(await (await db()).logoutDelivery.findUniqueOrThrow({ where: { id: queued! } })).toMatchObject({ status: "sent", attempts: 1 });
+    } finally {
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
+  });
+});
+
 describe("the command line", () => {
   it("--help lists every command and exits 0", async () => {
     const run = await cli("--help");
     expect(run.code).toBe(0);
     expect(run.stderr).toBe("");
-    for (const command of ["user:create", "client:create", "bundle:create", "mail:list", "mail:deliver", "keys:rotate", "keys:revoke", "tokens:prune"]) {
+    for (const command of ["user:create", "client:create", "bundle:create", "mail:list", "mail:deliver", "logout:deliver", "keys:rotate", "keys:revoke", "tokens:prune"]) {
       expect(run.stdout).toContain(command);
     }
   });

@@ -11,6 +11,7 @@ import { deleteAnyClient, listAllClients } from "@/clients/admin-clients";
 import { createRegistrationToken } from "@/registration/register-client";
 import { GRANT_TYPES } from "@/clients/represent";
 import { deliverDue, MAX_ATTEMPTS, pendingMailCount } from "@/email/deliver";
+import { deliverLogoutsDue, MAX_ATTEMPTS as LOGOUT_MAX_ATTEMPTS } from "@/logout/deliver-logout";
 import { listMail } from "@/email/list-mail";
 import { ApiError } from "@/http/errors";
 import { pruneTokens } from "@/maintenance/prune-tokens";
@@ -69,6 +70,8 @@ const ZClientCreate = z.object({
   "first-party": z.boolean().default(false),
   "require-par": z.boolean().default(false),
   "jwks-file": z.string().min(1).optional(),
+  "post-logout-redirect-uri": z.array(z.string()).default([]),
+  "backchannel-logout-uri": z.string().optional(),
 });
 
 /** The JWK Set in the file given to --jwks-file (docs/rules/tokens.md#client-keys), parsed as JSON. */
@@ -100,6 +103,8 @@ function clientCreate(values: Record<string, unknown>): Task {
       firstParty: options["first-party"],
       requirePar: options["require-par"],
       ...(jwks === undefined ? {} : { jwks }),
+      postLogoutRedirectUris: options["post-logout-redirect-uri"],
+      backchannelLogoutUri: options["backchannel-logout-uri"] ?? null,
     });
     const yesNo = (flag: boolean) => (flag ? "yes" : "no");
     const text = [
@@ -114,6 +119,8 @@ function clientCreate(values: Record<string, unknown>): Task {
       `  public         ${yesNo(client.public)}`,
       `  first_party    ${yesNo(client.first_party)}`,
       `  require_par    ${yesNo(client.require_pushed_authorization_requests)}`,
+      ...(client.post_logout_redirect_uris.length ? [`  post_logout_redirect_uris  ${client.post_logout_redirect_uris.join(" ")}`] : []),
+      ...(client.backchannel_logout_uri ? [`  backchannel_logout_uri     ${client.backchannel_logout_uri}`] : []),
     ].join("\n");
     return { json: client, text };
   };
@@ -190,6 +197,19 @@ function mailDeliver(values: Record<string, unknown>): Task {
     }
     const gaveUp = result.gaveUp ? ` (${result.gaveUp} of them after the last of ${MAX_ATTEMPTS} attempts, now failed)` : result.failed ? " (retried later)" : "";
     return { json, text: `Sent ${plural(result.sent, "message")}, ${result.failed} failed${gaveUp}.` };
+  };
+}
+
+// logout:deliver ---------------------------------------------------------------------------------------------
+
+function logoutDeliver(values: Record<string, unknown>): Task {
+  validateOptions(z.object({}).strict(), values);
+  return async () => {
+    const result = await deliverLogoutsDue();
+    const pending = await (await db()).logoutDelivery.count({ where: { status: "pending" } });
+    const json = { sent: result.sent, failed: result.failed, pending };
+    const gaveUp = result.gaveUp ? ` (${result.gaveUp} of them after the last of ${LOGOUT_MAX_ATTEMPTS} attempts, now failed)` : result.failed ? " (retried later)" : "";
+    return { json, text: `Sent ${plural(result.sent, "logout token")}, ${result.failed} failed${gaveUp}; ${pending} pending.` };
   };
 }
 
@@ -296,7 +316,8 @@ export const COMMANDS: Record<string, Command> = {
   "client:create": {
     usage:
       "client:create --owner E --name N --grant authorization_code|implicit|password|client_credentials|device_code\n" +
-      "              [--redirect-uri U]... [--public] [--first-party] [--require-par] [--jwks-file PATH]",
+      "              [--redirect-uri U]... [--public] [--first-party] [--require-par] [--jwks-file PATH]\n" +
+      "              [--post-logout-redirect-uri U]... [--backchannel-logout-uri U]",
     summary: "Register a client owned by the user with e-mail E; its secret is shown once.",
     options: {
       owner: { type: "string" },
@@ -307,6 +328,8 @@ export const COMMANDS: Record<string, Command> = {
       "first-party": { type: "boolean" },
       "require-par": { type: "boolean" },
       "jwks-file": { type: "string" },
+      "post-logout-redirect-uri": { type: "string", multiple: true },
+      "backchannel-logout-uri": { type: "string" },
     },
     prepare: clientCreate,
   },
@@ -345,6 +368,12 @@ export const COMMANDS: Record<string, Command> = {
     summary: "Deliver the outbox messages that are due through Resend, and say how many were sent and failed.",
     options: {},
     prepare: mailDeliver,
+  },
+  "logout:deliver": {
+    usage: "logout:deliver",
+    summary: "Deliver the back-channel logout tokens that are due, and say how many were sent and failed.",
+    options: {},
+    prepare: logoutDeliver,
   },
   "keys:rotate": {
     usage: "keys:rotate",

@@ -15,6 +15,7 @@ import { digest, randomSecret } from "@/secrets";
 import { write } from "@/db/client";
 import { redirectUriProblem } from "@/clients/redirect-uri";
 import { parseClientJwks } from "@/clients/client-keys";
+import { logoutUrisProblem } from "@/clients/logout-uris";
 import { GRANT_TYPES, REDIRECTING_GRANT_TYPES, representClient } from "@/clients/represent";
 
 export const ZCreateClient = z.object({
@@ -37,6 +38,9 @@ export const ZCreateClient = z.object({
    * authenticates with private_key_jwt only and gets no secret.
    */
   jwks: z.unknown().optional(),
+  /** docs/rules/openid-connect.md#logout and #back-channel-logout (src/clients/logout-uris.ts). */
+  postLogoutRedirectUris: z.array(z.string().trim(), { error: "must be a list of URIs" }).default([]),
+  backchannelLogoutUri: z.string().trim().nullable().default(null),
 });
 export type TCreateClient = z.input<typeof ZCreateClient>;
 
@@ -62,6 +66,10 @@ export async function createClient(input: TCreateClient) {
   if ((data.grantType === "client_credentials" || data.grantType === "device_code") && redirectUris.length > 0) {
     throw badRequest(`redirect_uris: a ${data.grantType} client has no redirect URIs`);
   }
+  const postLogoutRedirectUris = [...new Set(data.postLogoutRedirectUris)];
+  const backchannelLogoutUri = data.backchannelLogoutUri || null;
+  const logoutProblem = logoutUrisProblem(data.grantType, postLogoutRedirectUris, backchannelLogoutUri);
+  if (logoutProblem) throw badRequest(logoutProblem);
   // Clients that act for their owner must prove who they are (docs/rules/tokens.md#clients).
   if ((data.grantType === "password" || data.grantType === "client_credentials") && data.isPublic) {
     throw badRequest(`public: a ${data.grantType} client must keep a secret`);
@@ -90,6 +98,8 @@ export async function createClient(input: TCreateClient) {
         redirectUris: JSON.stringify(redirectUris),
         jwks,
         tokenEndpointAuthMethod: jwks !== null ? "private_key_jwt" : null,
+        postLogoutRedirectUris: JSON.stringify(postLogoutRedirectUris),
+        backchannelLogoutUri,
       },
       include: { owner: true },
     });

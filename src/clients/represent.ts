@@ -1,5 +1,6 @@
 import type { Client, User } from "@/generated/sqlite/client";
 import { representUser } from "@/users/represent";
+import { postLogoutRedirectUrisOf } from "@/clients/logout-uris";
 
 /**
  * The client grant types (docs/rules/tokens.md#clients): the three of the specification, and
@@ -33,6 +34,8 @@ export function representClient(client: Client & { owner: User | null }, viewerI
     owner: client.owner ? representUser(client.owner, viewerId) : null,
     grant_type: client.grantType as GrantType,
     redirect_uris: redirectUrisOf(client),
+    post_logout_redirect_uris: postLogoutRedirectUrisOf(client),
+    backchannel_logout_uri: client.backchannelLogoutUri,
     public: client.isPublic,
     first_party: client.firstParty,
     require_pushed_authorization_requests: client.requirePar,

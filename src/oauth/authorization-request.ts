@@ -26,6 +26,8 @@ export type AuthorizationRequest = {
   /** OpenID Connect: the request's nonce, and when the user last typed their password (seconds). */
   nonce?: string | null;
   authTime?: number | null;
+  /** The browser session's id (docs/rules/openid-connect.md#back-channel-logout), which the grant keeps. */
+  sid?: string | null;
   /** The device flow: the DeviceAuthorization being approved, and its user code as the person typed it. */
   deviceAuthorizationId?: number;
   userCode?: string;

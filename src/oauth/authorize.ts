@@ -78,6 +78,7 @@ export async function completeAuthorization(request: AuthorizationRequest, clien
         lastUsedAt: at,
         authTime: request.authTime ? new Date(request.authTime * 1000) : null,
         nonce: request.nonce ?? null,
+        sid: request.sid ?? null,
       },
     });
     await tx.authorizationCode.create({
@@ -287,7 +288,7 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
     }
     // A pushed request is used up here, once a signed-in person reaches the decision (claim first).
     if (pushedId !== null && !(await claimPushedRequest(pushedId))) return requestUriPage();
-    const authorization: Omit<AuthorizationRequest, "expiresAt"> = { ...fields, userId: user.id, authTime: user.authTime };
+    const authorization: Omit<AuthorizationRequest, "expiresAt"> = { ...fields, userId: user.id, authTime: user.authTime, sid: user.sid };
     if (!prompt.has("consent") && !(await needsConsent(client, user.id, validated.scopes))) {
       return await completeAuthorization({ ...authorization, expiresAt: 0 }, client);
     }

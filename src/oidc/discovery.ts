@@ -17,5 +17,9 @@ export function openidConfiguration() {
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
+    // docs/rules/openid-connect.md#logout, docs/rules/openid-connect.md#back-channel-logout
+    end_session_endpoint: `${metadata.issuer}/api/connect/oauth2/logout/`,
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
   };
 }

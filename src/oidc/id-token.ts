@@ -4,7 +4,8 @@
 // before authorizing), amr (["pwd"] with auth_time: the password sign-in; no acr, which is left out),
 // nonce (when the authorization request had one; refreshes repeat it, 12.2), at_hash
 // (3.1.3.6: the left half of the access token's SHA-256, base64url), and the claims of the profile and email
-// scopes.
+// scopes; sid, the browser session in which the grant was authorized (OpenID Connect Back-Channel Logout 1.0
+// 2.1; docs/rules/openid-connect.md#back-channel-logout), whose end then sends this client a logout token.
 //
 // Issued by the token endpoint for grants started by the authorization code flow or the device flow when the
 // token holds `openid`, on the first exchange and on every refresh. Implicit, password and client
@@ -18,6 +19,7 @@ import { db } from "@/db/client";
 import { storedScopes } from "@/oauth/scope";
 import { userClaims } from "@/oidc/claims";
 import { currentSigningKey, SIGNING_ALG } from "@/oidc/keys";
+import { recordSessionClient } from "@/browser-sessions/session-clients";
 
 export const ID_TOKEN_TTL_SECONDS = 3600;
 /** The grants whose tokens come with an id_token when they hold `openid`. */
@@ -51,7 +53,9 @@ export async function idTokenForAccessToken(accessToken: string): Promise<string
     ...(row.grant.authTime ? { amr: ["pwd"] } : {}),
     ...(row.grant.nonce ? { nonce: row.grant.nonce } : {}),
     at_hash: accessTokenHash(accessToken),
+    ...(row.grant.sid ? { sid: row.grant.sid } : {}),
   };
+  if (row.grant.sid) await recordSessionClient(row.grant.sid, row.userId, row.clientId);
   return new SignJWT(payload)
     .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: "JWT" })
     .setIssuer(env().appUrl)

@@ -7,16 +7,20 @@
 //
 // Every test that verifies a signature against the JWKS, or that deletes keys, lives in this one file, so
 // that no other test file running at the same time can remove a key that a test here is about to verify.
-import { createHash, hkdfSync } from "node:crypto";
+import { createHash, hkdfSync, randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import {
   calculateJwkThumbprint,
   CompactEncrypt,
   compactVerify,
   createLocalJWKSet,
+  decodeJwt,
   decodeProtectedHeader,
   exportJWK,
   generateKeyPair,
   jwtVerify,
+  SignJWT,
   type JSONWebKeySet,
   type JWTPayload,
 } from "jose";
@@ -33,6 +37,14 @@ import { startedInstances, startInstance, type Instance } from "@/testing/instan
 import { captureLog } from "@/testing/log-capture";
 import { sessionCookie } from "@/testing/session";
 import { ensureSigningKey, forgetLoadedSigningKey, revokeSigningKey, rotateSigningKey } from "@/oidc/keys";
+import { Barrier, together } from "@/testing/race";
+import { issueAccountToken } from "@/accounts/account-tokens";
+import { takeAccountStep } from "@/accounts/lifecycle";
+import { signOutEverywhere } from "@/users/sign-out-everywhere";
+import { logoutCsrfToken } from "@/logout/logout-request";
+import { deliverLogoutsDue } from "@/logout/deliver-logout";
+import { authOptions } from "@/auth/options";
+import { until } from "@/testing/until";
 
 const AUTH = "/api/connect/oauth2/auth/";
 const TOKEN = "/api/connect/oauth2/token/";
@@ -152,7 +164,7 @@ describe("discovery and the JWKS", () => {
 });
 
 describe("the id_token of the code flow", () => {
-  it("is RS256 with a published kid, with iss, sub, aud, exp, iat, auth_time, amr pwd, nonce, at_hash and the claims of profile and email; no acr", async () => {
+  it("is RS256 with a published kid, with iss, sub, aud, exp, iat, auth_time, amr pwd, nonce, at_hash, sid and the claims of profile and email; no acr", async () => {
     const s = await setup();
     const tokens = await tokensFor(s, { scope: "openid profile email readonly", nonce: "n-0S6_WzA2Mj" });
     expect(tokens.scope).toBe("readonly openid profile email");
@@ -170,6 +182,7 @@ describe("the id_token of the code flow", () => {
       amr: ["pwd"],
       nonce: "n-0S6_WzA2Mj",
       at_hash: atHash(tokens.access_token),
+      sid: expect.stringMatching(/^[\w-]{22}$/), // the browser session's (docs/rules/openid-connect.md#back-channel-logout)
       name: "Olivia Openid",
       email: s.user.email,
       email_verified: true,
@@ -178,10 +191,10 @@ describe("the id_token of the code flow", () => {
     expect(Math.abs(claims.iat! - seconds())).toBeLessThanOrEqual(5);
   });
 
-  it("carries only sub for openid alone, no nonce when none was sent; email_verified false only for a token from before an address had to be confirmed", async () => {
+  it("carries only sub (and sid) for openid alone, no nonce when none was sent; email_verified false only for a token from before an address had to be confirmed", async () => {
     const s = await setup();
     const plain = await verifyIdToken((await tokensFor(s, { scope: "openid" })).id_token!, s.client.client_id);
-    expect(Object.keys(plain).sort()).toEqual(["amr", "at_hash", "aud", "auth_time", "exp", "iat", "iss", "sub"]);
+    expect(Object.keys(plain).sort()).toEqual(["amr", "at_hash", "aud", "auth_time", "exp", "iat", "iss", "sid", "sub"]);
     // acr_values is a voluntary request this service does not act on (OpenID Connect Core 3.1.2.1): no acr.
     const asked = await verifyIdToken((await tokensFor(s, { scope: "openid", acr_values: "urn:example:loa:2" })).id_token!, s.client.client_id);
     expect(asked).not.toHaveProperty("acr");
@@ -718,6 +731,279 @@ describe("a private key's ciphertext is bound to its row", () => {
       expect(decodeProtectedHeader(row.privateJwe!)).toEqual({ alg: "dir", enc: "A256GCM", kid, cty: "jwk+json", gen: generation });
     } finally {
       await rotateSigningKey(); // a key of this version signs again
+    }
+  });
+});
+
+// Logout (docs/rules/openid-connect.md#logout, docs/rules/openid-connect.md#back-channel-logout): here because
+// every id_token_hint and logout token is verified against the JWKS, which tests above rotate and delete.
+describe("logout", () => {
+  const LOGOUT = "/api/connect/oauth2/logout/";
+  const CONFIRM = "/api/connect/oauth2/logout/confirm/";
+  const SIGNED_OUT = "https://client.example.test/signed-out";
+  const FORM = { "content-type": "application/x-www-form-urlencoded" };
+
+  /** A local receiver of logout tokens that answers with the statuses it is given, then 200. */
+  async function startReceiver(statuses: number[] = []) {
+    const received: { contentType: string | undefined; logoutToken: string | null }[] = [];
+    const server = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      request.on("end", () => {
+        received.push({ contentType: request.headers["content-type"], logoutToken: new URLSearchParams(body).get("logout_token") });
+        response.writeHead(statuses.shift() ?? 200).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    return { uri: `http://127.0.0.1:${port}/backchannel`, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  }
+
+  /** A person signed in to one browser session (sid known), and a code client registered for logout. */
+  async function signedIn(options: { backchannelLogoutUri?: string; sid?: string } = {}) {
+    const s = await setup();
+    const sid = options.sid ?? `sid-${randomBytes(8).toString("hex")}`;
+    const client = await makeClient({
+      ownerId: s.owner.id,
+      grantType: "authorization_code",
+      postLogoutRedirectUris: [SIGNED_OUT],
+      backchannelLogoutUri: options.backchannelLogoutUri ?? null,
+    });
+    return { ...s, client, sid, cookie: await sessionCookie(s.user, 0, s.authTime, sid) };
+  }
+
+  const logout = (params: Record<string, string>, cookie?: string) => call("GET", `${LOGOUT}?${new URLSearchParams(params)}`, { headers: cookie ? { cookie } : {} });
+  const sessionCleared = (res: { headers: Headers }) => res.headers.getSetCookie().some((line) => /^next-auth\.session-token=;.*Max-Age=0/.test(line));
+
+  it("discovery names the end_session_endpoint and back-channel logout with sid", async () => {
+    const oidc = await call("GET", "/.well-known/openid-configuration");
+    expect(oidc.json).toMatchObject({ end_session_endpoint: `${ISS}/api/connect/oauth2/logout/`, backchannel_logout_supported: true, backchannel_logout_session_supported: true });
+  });
+
+  it("id_tokens carry the browser session's sid, on refresh too", async () => {
+    const s = await signedIn();
+    const tokens = await tokensFor(s, { scope: "openid" });
+    expect((await verifyIdToken(tokens.id_token!, s.client.client_id)).sid).toBe(s.sid);
+    const refreshed = await refresh(s, tokens.refresh_token);
+    expect((await verifyIdToken(String(refreshed.json.id_token), s.client.client_id)).sid).toBe(s.sid);
+  });
+
+  it("a hint naming the signed-in person signs out at once: cookie cleared, back to the registered address with state (GET 302, POST 303)", async () => {
+    for (const method of ["GET", "POST"] as const) {
+      const s = await signedIn();
+      const { id_token } = await tokensFor(s, { scope: "openid" });
+      const params = { id_token_hint: id_token!, post_logout_redirect_uri: SIGNED_OUT, state: "st-logout" };
+      const res =
+        method === "GET" ? await logout(params, s.cookie) : await call("POST", LOGOUT, { headers: { ...FORM, cookie: s.cookie }, raw: new URLSearchParams(params).toString() });
+      expect(res.status).toBe(method === "GET" ? 302 : 303);
+      expect(res.headers.get("location")).toBe(`${SIGNED_OUT}?state=st-logout`);
+      expect(sessionCleared(res)).toBe(true);
+      expect(await (await db()).sessionClient.findMany({ where: { sid: s.sid }, select: { endedAt: true } })).toEqual([{ endedAt: expect.any(Date) }]);
+    }
+  });
+
+  it("an expired hint is accepted; without post_logout_redirect_uri the browser lands on the signed-out page and state is dropped", async () => {
+    const s = await signedIn();
+    const { id_token } = await tokensFor(s, { scope: "openid" });
+    advanceClock(3 * 3600 * 1000);
+    const res = await logout({ id_token_hint: id_token!, state: "dropped" }, s.cookie);
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("/logout/done");
+    expect(sessionCleared(res)).toBe(true);
+  });
+
+  it("nobody signed in: straight to the registered address, nothing to clear", async () => {
+    const s = await signedIn();
+    const res = await logout({ client_id: s.client.client_id, post_logout_redirect_uri: SIGNED_OUT, state: "x" });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe(`${SIGNED_OUT}?state=x`);
+    expect((await logout({})).headers.get("location")).toBe("/logout/done");
+  });
+
+  it("an invalid hint, an unknown client, a client_id that is not the hint's audience, an unregistered or client-less address, a repeated parameter: an error page, never a redirect", async () => {
+    const s = await signedIn();
+    const other = await signedIn();
+    const { id_token } = await tokensFor(s, { scope: "openid" });
+    const { privateKey } = await generateKeyPair("RS256");
+    const forged = await new SignJWT({}).setProtectedHeader({ alg: "RS256", kid: decodeProtectedHeader(id_token!).kid!, typ: "JWT" }).setIssuer(ISS).setSubject(String(s.user.id)).setAudience(s.client.client_id).sign(privateKey);
+    const cases: [string, string][] = [
+      [`id_token_hint=not-a-token`, "invalid_request"],
+      [`id_token_hint=${forged}`, "invalid_request"],
+      [`id_token_hint=${id_token}&client_id=${other.client.client_id}`, "invalid_request"],
+      [`client_id=unknown-client&post_logout_redirect_uri=${encodeURIComponent(SIGNED_OUT)}`, "invalid_client"],
+      [`client_id=${s.client.client_id}&post_logout_redirect_uri=${encodeURIComponent("https://evil.example.test/")}`, "invalid_request"],
+      [`client_id=${s.client.client_id}&post_logout_redirect_uri=${encodeURIComponent(SIGNED_OUT + "/")}`, "invalid_request"],
+      [`post_logout_redirect_uri=${encodeURIComponent(SIGNED_OUT)}`, "invalid_request"],
+      [`client_id=${s.client.client_id}&client_id=${s.client.client_id}`, "invalid_request"],
+    ];
+    for (const [query, error] of cases) {
+      const res = await call("GET", `${LOGOUT}?${query}`, { headers: { cookie: s.cookie } });
+      expect.soft(res.status, query).toBe(400);
+      expect.soft(res.headers.get("location"), query).toBeNull();
+      expect.soft(res.headers.get("content-type"), query).toMatch(/^text\/html/);
+      expect.soft(res.text, query).toContain(error);
+      expect.soft(sessionCleared(res), query).toBe(false);
+    }
+    expect(await (await db()).sessionClient.count({ where: { sid: s.sid, endedAt: { not: null } } })).toBe(0);
+  });
+
+  it("signed in without a hint naming them: the confirmation page first; its form signs out, with CSRF and Origin checked; Stay signed in changes nothing", async () => {
+    const s = await signedIn();
+    const someoneElse = await signedIn();
+    const { id_token } = await tokensFor(someoneElse, { scope: "openid" });
+    for (const params of [{ client_id: s.client.client_id, post_logout_redirect_uri: SIGNED_OUT, state: "st" }, { id_token_hint: id_token! }] as Record<string, string>[]) {
+      const res = await logout(params, s.cookie);
+      expect(res.status).toBe(302);
+      expect(res.headers.get("location")).toMatch(/^\/logout\?request=/);
+      expect(sessionCleared(res)).toBe(false);
+    }
+    const first = await logout({ client_id: s.client.client_id, post_logout_redirect_uri: SIGNED_OUT, state: "st" }, s.cookie);
+    const sealed = new URL(first.headers.get("location")!, ISS).searchParams.get("request")!;
+    const user = { id: s.user.id, sid: s.sid };
+    const confirm = (form: Record<string, string>, headers: Record<string, string> = {}) =>
+      call("POST", CONFIRM, { headers: { ...FORM, origin: ISS, cookie: s.cookie, ...headers }, raw: new URLSearchParams(form).toString() });
+
+    const wrongToken = await confirm({ request: sealed, csrf: logoutCsrfToken(sealed, { id: s.user.id, sid: "another-session" }), decision: "sign_out" });
+    expect(wrongToken.status).toBe(403);
+    const wrongOrigin = await confirm({ request: sealed, csrf: logoutCsrfToken(sealed, user), decision: "sign_out" }, { origin: "https://evil.example.test" });
+    expect(wrongOrigin.status).toBe(403);
+    const stay = await confirm({ request: sealed, csrf: logoutCsrfToken(sealed, user), decision: "stay" });
+    expect(stay.status).toBe(303);
+    expect(stay.headers.get("location")).toBe("/");
+    expect(sessionCleared(stay)).toBe(false);
+    for (const res of [wrongToken, wrongOrigin]) expect(sessionCleared(res)).toBe(false);
+
+    const signedOut = await confirm({ request: sealed, csrf: logoutCsrfToken(sealed, user), decision: "sign_out" });
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.headers.get("location")).toBe(`${SIGNED_OUT}?state=st`);
+    expect(sessionCleared(signedOut)).toBe(true);
+  });
+
+  it("the logout token: POSTed as a form to the registered address, retried after a 500 until it arrives, verified with every claim", async () => {
+    const receiver = await startReceiver([500]);
+    try {
+      const s = await signedIn({ backchannelLogoutUri: receiver.uri });
+      const tokens = await tokensFor(s, { scope: "openid", nonce: "n-0S6_WzA2Mj" });
+      const res = await logout({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: SIGNED_OUT }, s.cookie);
+      expect(res.status).toBe(302);
+      // The first delivery ran right after the response and got the 500: retried later.
+      expect(receiver.received).toHaveLength(1);
+      const row = await (await db()).logoutDelivery.findFirstOrThrow({ where: { sid: s.sid } });
+      expect(row).toMatchObject({ status: "pending", attempts: 1, lastError: expect.stringContaining("500") });
+      expect(await deliverLogoutsDue({ ids: [row.id] })).toMatchObject({ sent: 0 }); // not due yet
+      advanceClock(31_000);
+      expect(await deliverLogoutsDue({ ids: [row.id] })).toMatchObject({ sent: 1 });
+      expect(receiver.received).toHaveLength(2);
+      expect(await (await db()).logoutDelivery.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ status: "sent", attempts: 2 });
+      expect(await deliverLogoutsDue({ ids: [row.id] })).toMatchObject({ sent: 0 }); // never twice
+
+      const [first, second] = receiver.received as [{ contentType: string; logoutToken: string }, { contentType: string; logoutToken: string }];
+      expect(second.contentType).toBe("application/x-www-form-urlencoded");
+      const { payload, protectedHeader } = await jwtVerify(second.logoutToken, createLocalJWKSet(await jwks()), {
+        issuer: ISS,
+        audience: s.client.client_id,
+        algorithms: ["RS256"],
+        typ: "logout+jwt",
+        currentDate: new Date(nowMs()),
+      });
+      expect(protectedHeader.kid).toBeTruthy();
+      expect(payload).toEqual({
+        iss: ISS,
+        aud: s.client.client_id,
+        iat: expect.any(Number),
+        exp: (payload.iat as number) + 120,
+        jti: row.jti,
+        sub: String(s.user.id),
+        sid: s.sid,
+        events: { "http://schemas.openid.net/event/backchannel-logout": {} },
+      });
+      expect(payload).not.toHaveProperty("nonce");
+      expect(decodeJwt(first.logoutToken).jti).toBe(row.jti);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("sign-outs of one session racing each other send one logout token per client", async () => {
+    const receiver = await startReceiver();
+    try {
+      const s = await signedIn({ backchannelLogoutUri: receiver.uri });
+      const second = await makeClient({ ownerId: s.owner.id, grantType: "authorization_code", backchannelLogoutUri: receiver.uri });
+      const { id_token } = await tokensFor(s, { scope: "openid" });
+      await tokensFor({ ...s, client: second }, { scope: "openid" });
+      const barrier = new Barrier(6);
+      const form = new URLSearchParams({ id_token_hint: id_token! }).toString();
+      const answers = await together(barrier, Array.from({ length: 6 }, () => call("POST", LOGOUT, { headers: { ...FORM, cookie: s.cookie }, raw: form, heldBy: barrier })));
+      expect(barrier.arrived).toBe(6);
+      for (const answer of answers) expect(answer.status).toBe(303);
+      const rows = await (await db()).logoutDelivery.findMany({ where: { sid: s.sid }, select: { clientId: true } });
+      expect(rows).toHaveLength(2);
+      expect(new Set(rows.map((row) => row.clientId)).size).toBe(2);
+      await deliverLogoutsDue();
+      expect(receiver.received.filter((r) => decodeJwt(r.logoutToken!).sid === s.sid)).toHaveLength(2);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("sign out everywhere and a password reset send a logout token for every session of the person", async () => {
+    const receiver = await startReceiver();
+    try {
+      for (const end of ["everywhere", "reset"] as const) {
+        const s = await signedIn({ backchannelLogoutUri: receiver.uri });
+        const otherSid = `sid-${randomBytes(8).toString("hex")}`;
+        await tokensFor(s, { scope: "openid" });
+        await tokensFor({ ...s, cookie: await sessionCookie(s.user, 0, s.authTime, otherSid) }, { scope: "openid" });
+        if (end === "everywhere") {
+          await signOutEverywhere(s.user.id);
+        } else {
+          const token = randomBytes(32).toString("base64url");
+          await write((tx) => issueAccountToken(tx, { token, userId: s.user.id, purpose: "reset_password", email: s.user.email, ttlMs: 3600_000 }));
+          expect(await takeAccountStep(token, { purpose: "reset_password", passwordHash: "not-a-real-hash" })).toMatchObject({ state: "done" });
+        }
+        expect(await (await db()).logoutDelivery.count({ where: { sid: { in: [s.sid, otherSid] } } })).toBe(2);
+        await deliverLogoutsDue();
+        const sids = receiver.received.map((r) => decodeJwt(r.logoutToken!)).filter((claims) => claims.sub === String(s.user.id)).map((claims) => claims.sid);
+        expect(sids.sort(), end).toEqual([s.sid, otherSid].sort());
+      }
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("signing out of the browser (next-auth's sign-out) sends the session's logout token, once", async () => {
+    const receiver = await startReceiver();
+    try {
+      const s = await signedIn({ backchannelLogoutUri: receiver.uri });
+      await tokensFor(s, { scope: "openid" });
+      const signOut = authOptions().events!.signOut!;
+      await signOut({ token: { sid: s.sid, uid: s.user.id }, session: undefined as never });
+      await signOut({ token: { sid: s.sid, uid: s.user.id }, session: undefined as never }); // twice: still one
+      expect(await (await db()).logoutDelivery.count({ where: { sid: s.sid } })).toBe(1);
+      await deliverLogoutsDue();
+      await until(
+        () => receiver.received.some((r) => decodeJwt(r.logoutToken!).sid === s.sid),
+        () => "the logout token of the signed-out session",
+      );
+      expect(receiver.received.filter((r) => decodeJwt(r.logoutToken!).sid === s.sid)).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("a receiver that redirects is not followed: the attempt fails and is retried", async () => {
+    const target = await startReceiver();
+    const redirecting = createServer((_request, response) => response.writeHead(302, { location: target.uri }).end());
+    await new Promise<void>((resolve) => redirecting.listen(0, "127.0.0.1", resolve));
+    try {
+      const s = await signedIn({ backchannelLogoutUri: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/bc` });
+      const { id_token } = await tokensFor(s, { scope: "openid" });
+      await logout({ id_token_hint: id_token! }, s.cookie);
+      expect(await (await db()).logoutDelivery.findFirstOrThrow({ where: { sid: s.sid } })).toMatchObject({ status: "pending", lastError: expect.stringContaining("302") });
+      expect(target.received).toHaveLength(0);
+    } finally {
+      await target.close();
+      await new Promise<void>((resolve) => redirecting.close(() => resolve()));
     }
   });
 });

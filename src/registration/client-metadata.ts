@@ -17,6 +17,10 @@
 //   loopback: invalid_redirect_uri); required for code and implicit, refused for the device grant.
 // - client_uri (http or https), logo_uri (https only), scope (known scopes), client_name,
 //   require_pushed_authorization_requests (RFC 9126 6). Unknown fields are ignored (RFC 7591 2).
+// - post_logout_redirect_uris (OpenID Connect RP-Initiated Logout 1.0 3.1) and backchannel_logout_uri
+//   (Back-Channel Logout 1.0 2.2): src/clients/logout-uris.ts (invalid_client_metadata);
+//   backchannel_logout_session_required is answered true, as every logout token carries sid
+//   (docs/rules/openid-connect.md#back-channel-logout).
 // - client_name is a name a person reads (on the consent page): no control, format (bidi) or line-break
 //   characters (src/http/input-text.ts readableName()).
 import { z } from "zod";
@@ -25,6 +29,7 @@ import type { Client } from "@/generated/sqlite/client";
 import { env } from "@/env";
 import { redirectUriProblem } from "@/clients/redirect-uri";
 import { clientKeysOf, parseClientJwks } from "@/clients/client-keys";
+import { logoutUrisProblem, postLogoutRedirectUrisOf } from "@/clients/logout-uris";
 import { redirectUrisOf, type GrantType } from "@/clients/represent";
 import { OAuthError } from "@/oauth/errors";
 import { formatScope, parseScope } from "@/oauth/scope";
@@ -44,6 +49,8 @@ const ZClientMetadata = z.object({
   require_pushed_authorization_requests: z.boolean().optional(),
   jwks: z.unknown().optional(),
   jwks_uri: z.unknown().optional(),
+  post_logout_redirect_uris: z.array(z.string()).max(20).optional(),
+  backchannel_logout_uri: z.string().max(2000).optional(),
 });
 
 /** What a registration (or an RFC 7592 update) stores. */
@@ -59,6 +66,8 @@ export type ClientRegistration = {
   requirePar: boolean;
   /** The stored JWK Set (src/clients/client-keys.ts), or null. */
   jwks: string | null;
+  postLogoutRedirectUris: string[];
+  backchannelLogoutUri: string | null;
 };
 
 const invalidMetadata = (detail: string) => new OAuthError("invalid_client_metadata", {}, detail);
@@ -116,6 +125,11 @@ export async function parseClientMetadata(body: unknown): Promise<ClientRegistra
   if (responseType && redirectUris.length === 0) throw new OAuthError("invalid_redirect_uri", {}, "redirect_uris: required");
   if (!responseType && redirectUris.length > 0) throw new OAuthError("invalid_redirect_uri", {}, "redirect_uris: a device client has none");
 
+  const postLogoutRedirectUris = [...new Set(data.post_logout_redirect_uris ?? [])];
+  const backchannelLogoutUri = data.backchannel_logout_uri || null;
+  const logoutProblem = logoutUrisProblem(grantType, postLogoutRedirectUris, backchannelLogoutUri);
+  if (logoutProblem) throw invalidMetadata(logoutProblem);
+
   let scope: string | null = null;
   if (data.scope !== undefined && data.scope.trim() !== "") {
     try {
@@ -135,6 +149,8 @@ export async function parseClientMetadata(body: unknown): Promise<ClientRegistra
     logoUri: webUrl(data.logo_uri, "logo_uri", true),
     requirePar: data.require_pushed_authorization_requests ?? false,
     jwks,
+    postLogoutRedirectUris,
+    backchannelLogoutUri,
   };
 }
 
@@ -175,5 +191,7 @@ export function clientInformation(client: Client, extra: { clientSecret?: string
     ...(client.logoUri ? { logo_uri: client.logoUri } : {}),
     require_pushed_authorization_requests: client.requirePar,
     ...(client.jwks ? { jwks: clientKeysOf(client) } : {}),
+    ...(postLogoutRedirectUrisOf(client).length ? { post_logout_redirect_uris: postLogoutRedirectUrisOf(client) } : {}),
+    ...(client.backchannelLogoutUri ? { backchannel_logout_uri: client.backchannelLogoutUri, backchannel_logout_session_required: true } : {}),
   };
 }

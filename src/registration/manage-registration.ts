@@ -61,6 +61,8 @@ export async function updateRegistration(request: Request, clientId: string): Pr
         clientUri: metadata.clientUri,
         logoUri: metadata.logoUri,
         jwks: metadata.jwks,
+        postLogoutRedirectUris: JSON.stringify(metadata.postLogoutRedirectUris),
+        backchannelLogoutUri: metadata.backchannelLogoutUri,
       },
     }),
   );

@@ -83,6 +83,8 @@ export async function handleRegistrationRequest(request: Request): Promise<Respo
           clientUri: metadata.clientUri,
           logoUri: metadata.logoUri,
           jwks: metadata.jwks,
+          postLogoutRedirectUris: JSON.stringify(metadata.postLogoutRedirectUris),
+          backchannelLogoutUri: metadata.backchannelLogoutUri,
         },
       });
       await recordEventInTx(tx, {

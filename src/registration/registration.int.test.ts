@@ -187,6 +187,12 @@ describe("REGISTRATION=open", () => {
       [{ ...webApp, scope: "admin" }, "invalid_client_metadata"],
       [{ ...webApp, redirect_uris: "https://agent.example.test/cb" }, "invalid_client_metadata"],
       [{ ...webApp, client_name: 42 }, "invalid_client_metadata"],
+      // docs/rules/openid-connect.md#logout, docs/rules/openid-connect.md#back-channel-logout
+      [{ ...webApp, post_logout_redirect_uris: ["http://agent.example.test/bye"] }, "invalid_client_metadata"],
+      [{ ...webApp, post_logout_redirect_uris: ["https://agent.example.test/bye#x"] }, "invalid_client_metadata"],
+      [{ ...webApp, backchannel_logout_uri: "http://agent.example.test/logout" }, "invalid_client_metadata"],
+      [{ ...webApp, backchannel_logout_uri: "not a url" }, "invalid_client_metadata"],
+      [{ ...webApp, grant_types: ["implicit"], response_types: ["token"], backchannel_logout_uri: "https://agent.example.test/logout" }, "invalid_client_metadata"],
       [[1, 2], "invalid_client_metadata"],
     ];
     for (const [body, error] of cases) {
@@ -257,5 +263,24 @@ describe("administrators (CLI)", () => {
     expect(await (await db()).client.findUnique({ where: { clientId: created.client_id } })).toBeNull();
     const again = await runCli("client:delete", `--client-id=${created.client_id}`, "--json");
     expect(again).toMatchObject({ code: 1, stdout: "", stderr: "error: client-id: no such client\n" });
+  });
+});
+
+describe("logout metadata (docs/rules/openid-connect.md#logout)", () => {
+  it("registers post_logout_redirect_uris and a backchannel_logout_uri, answers them, and updates them (RFC 7592)", async () => {
+    mode("open");
+    const logoutMetadata = { post_logout_redirect_uris: ["https://agent.example.test/bye", "http://127.0.0.1:8000/bye"], backchannel_logout_uri: "https://agent.example.test/logout" };
+    const res = await register({ ...webApp, ...logoutMetadata });
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({ ...logoutMetadata, backchannel_logout_session_required: true });
+    const row = await (await db()).client.findUniqueOrThrow({ where: { clientId: String(res.json.client_id) } });
+    expect(row).toMatchObject({ postLogoutRedirectUris: JSON.stringify(logoutMetadata.post_logout_redirect_uris), backchannelLogoutUri: logoutMetadata.backchannel_logout_uri });
+    const updated = await call("PUT", new URL(String(res.json.registration_client_uri)).pathname, {
+      body: { ...webApp, client_id: res.json.client_id },
+      headers: { authorization: `Bearer ${String(res.json.registration_access_token)}` },
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.json).not.toHaveProperty("post_logout_redirect_uris");
+    expect(updated.json).not.toHaveProperty("backchannel_logout_uri");
   });
 });

@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Server as NetServer, type AddressInfo, type Socket } from "node:net";
 import { availableParallelism } from "node:os";
 import { stopMailSweep } from "@/email/sweep";
+import { stopLogoutSweep } from "@/logout/sweep";
 import { env } from "@/env";
 import { disconnectDb } from "@/db/client";
 import { CONNECTION_LIMITS, createFrontServer, frontListener } from "@/server/front";
@@ -127,6 +128,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       server.closeAllConnections();
       for (const socket of connections) socket.destroy(); // also those handed over by a primary
       await stopMailSweep();
+      await stopLogoutSweep();
       await disconnectDb();
       await nextApp.close().catch(() => {});
       log.info("shut down");
