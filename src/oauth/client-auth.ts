@@ -3,7 +3,9 @@
 // checked in constant time against their stored digest. Failures are 401 invalid_client, with a Basic
 // challenge when Basic was used. The input rule (src/http/input-text.ts): a client_id or secret holding a
 // control character, in the body or in Basic, is 400 invalid_request before any lookup (PostgreSQL text cannot
-// hold U+0000, and the lookup of the client is shared with other requests: src/db/fast-sql.ts).
+// hold U+0000, and the lookup of the client is shared with other requests: src/db/fast-sql.ts). A client_id that
+// is a URL names a client ID metadata document (docs/rules/tokens.md#client-id-metadata-documents): a public
+// client, fetched or read from its row here; a secret or a client_assertion from it is invalid_client.
 import { controlCharacterMessage, hasControlCharacter } from "@/http/input-text";
 import type { Client } from "@/generated/sqlite/client";
 import { OAuthError } from "@/oauth/errors";
@@ -11,6 +13,7 @@ import { stringParam } from "@/oauth/params";
 import { isPublicClient } from "@/clients/represent";
 import { clientByClientId } from "@/db/fast-sql";
 import { secretMatchesDigest } from "@/secrets";
+import { isMetadataDocumentClientId, metadataDocumentClient, MetadataDocumentError } from "@/client-metadata-documents/document-client";
 
 type Credentials = { clientId: string; secret: string | undefined; method: "basic" | "body" | "none" };
 
@@ -54,7 +57,19 @@ export async function authenticateClient(request: Request, params: Record<string
   const credentials = readCredentials(request, params);
   const fail = () =>
     new OAuthError("invalid_client", credentials.method === "basic" ? { "WWW-Authenticate": 'Basic realm="oauth"' } : {});
-  const client = await clientByClientId(credentials.clientId); // one statement (src/db/fast-sql.ts)
+  let client: Client | null;
+  if (isMetadataDocumentClientId(credentials.clientId)) {
+    try {
+      client = await metadataDocumentClient(credentials.clientId);
+    } catch (error) {
+      if (error instanceof MetadataDocumentError) throw new OAuthError("invalid_client", {}, `metadata document: ${error.message}`);
+      throw error;
+    }
+    // docs/rules/tokens.md#client-id-metadata-documents: public; private_key_jwt is not accepted yet.
+    if (credentials.secret !== undefined || "client_assertion" in params) throw fail();
+  } else {
+    client = await clientByClientId(credentials.clientId); // one statement (src/db/fast-sql.ts)
+  }
   if (!client) throw fail();
   if (credentials.secret === undefined) {
     // Only a public client may identify itself by client_id alone.

@@ -12,7 +12,8 @@
 // - redirect_uris: the rules of docs/rules/tokens.md#redirect-uris (a custom scheme, a fragment, http off
 //   loopback: invalid_redirect_uri); required for code and implicit, refused for the device grant.
 // - client_uri (http or https), logo_uri (https only), scope (known scopes), client_name,
-//   require_pushed_authorization_requests (RFC 9126 6). Unknown fields are ignored (RFC 7591 2).
+//   require_pushed_authorization_requests (RFC 9126 6), application_type (OpenID Connect Registration 2: web,
+//   the default, or native; docs/rules/tokens.md#redirect-uris). Unknown fields are ignored (RFC 7591 2).
 // - client_name is a name a person reads (on the consent page): no control, format (bidi) or line-break
 //   characters (src/http/input-text.ts readableName()).
 import { z } from "zod";
@@ -20,6 +21,7 @@ import { readableName } from "@/http/input-text";
 import type { Client } from "@/generated/sqlite/client";
 import { env } from "@/env";
 import { redirectUriProblem } from "@/clients/redirect-uri";
+import { isMetadataDocumentClient } from "@/client-metadata-documents/document-client";
 import { redirectUrisOf, type GrantType } from "@/clients/represent";
 import { OAuthError } from "@/oauth/errors";
 import { formatScope, parseScope } from "@/oauth/scope";
@@ -37,6 +39,7 @@ const ZClientMetadata = z.object({
   client_uri: z.string().max(2000).optional(),
   logo_uri: z.string().max(2000).optional(),
   require_pushed_authorization_requests: z.boolean().optional(),
+  application_type: z.enum(["web", "native"]).optional(),
 });
 
 /** What a registration (or an RFC 7592 update) stores. */
@@ -50,6 +53,7 @@ export type ClientRegistration = {
   clientUri: string | null;
   logoUri: string | null;
   requirePar: boolean;
+  applicationType: "web" | "native";
 };
 
 const invalidMetadata = (detail: string) => new OAuthError("invalid_client_metadata", {}, detail);
@@ -116,15 +120,16 @@ export function parseClientMetadata(body: unknown): ClientRegistration {
     clientUri: webUrl(data.client_uri, "client_uri", false),
     logoUri: webUrl(data.logo_uri, "logo_uri", true),
     requirePar: data.require_pushed_authorization_requests ?? false,
+    applicationType: data.application_type ?? "web",
   };
 }
 
 /**
- * Registered while registration was open: nobody vouched for its name
- * (docs/rules/tokens.md#dynamic-registration).
+ * Registered while registration was open, or named by its metadata document: nobody vouched for its name
+ * (docs/rules/tokens.md#dynamic-registration, docs/rules/tokens.md#client-id-metadata-documents).
  */
 export function isUnverified(client: Pick<Client, "registeredVia">): boolean {
-  return client.registeredVia === "open";
+  return client.registeredVia === "open" || isMetadataDocumentClient(client);
 }
 
 export const registrationClientUri = (clientId: string) => `${env().appUrl}/api/connect/oauth2/register/${encodeURIComponent(clientId)}/`;
@@ -155,5 +160,6 @@ export function clientInformation(client: Client, extra: { clientSecret?: string
     ...(client.clientUri ? { client_uri: client.clientUri } : {}),
     ...(client.logoUri ? { logo_uri: client.logoUri } : {}),
     require_pushed_authorization_requests: client.requirePar,
+    application_type: client.applicationType,
   };
 }

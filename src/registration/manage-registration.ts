@@ -55,6 +55,7 @@ export async function updateRegistration(request: Request, clientId: string): Pr
         scope: metadata.scope,
         clientUri: metadata.clientUri,
         logoUri: metadata.logoUri,
+        applicationType: metadata.applicationType,
       },
     }),
   );

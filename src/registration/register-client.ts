@@ -81,6 +81,7 @@ export async function handleRegistrationRequest(request: Request): Promise<Respo
           scope: metadata.scope,
           clientUri: metadata.clientUri,
           logoUri: metadata.logoUri,
+          applicationType: metadata.applicationType,
         },
       });
       await recordEventInTx(tx, {
