@@ -350,6 +350,17 @@ describe("caching (Cache-Control, within 5 minutes and 24 hours)", () => {
   });
 });
 
+describe("requests at once", () => {
+  it("requests for a URL not yet fetched, fired at once, share one fetch and one client row", async () => {
+    const url = freshUrl();
+    serveJson(url, documentFor(url));
+    const clients = await Promise.all(Array.from({ length: 8 }, () => metadataDocumentClient(url)));
+    expect(new Set(clients.map((client) => client.id)).size).toBe(1);
+    expect(hits.get(pathOf(url))).toBe(1);
+    expect(await (await db()).client.count({ where: { clientId: url } })).toBe(1);
+  });
+});
+
 describe("CLIENT_ID_METADATA", () => {
   it("on (the default): the metadata says client_id_metadata_document_supported", async () => {
     expect((await call("GET", "/.well-known/oauth-authorization-server")).json).toMatchObject({ client_id_metadata_document_supported: true });
