@@ -120,6 +120,9 @@ test("SIGTERM lets the requests in flight finish, refuses new connections, and e
 test("with WORKERS=2: single use holds across workers, and SIGTERM to the primary drains both and exits 0", async () => {
   const server = await startServer(2);
   expect(server.output.join("").match(/Ready on .*worker \d+/g)).toHaveLength(2);
+  // docs/rules/tokens.md#client-id-metadata-documents: the e2e environment sets the insecure origin, and every
+  // process that serves says so at start.
+  expect(server.output.join("").match(/"message":"CLIENT_ID_METADATA_INSECURE_ORIGIN is set: [^"]*never set it in production"/g)?.length).toBeGreaterThanOrEqual(1);
   const { email, client } = passwordClient(server);
   const auth = { client_id: client.client_id, client_secret: client.client_secret };
   const first = (await (await tokenRequest({ grant_type: "password", username: email, password: PASSWORD, ...auth })).json()) as { refresh_token: string };

@@ -31,6 +31,18 @@ describe("environment", () => {
     expect(parseEnv({ ...base, MAX_CONNECTIONS: "500" }).maxConnections).toBe(500);
   });
 
+  it("reads CLIENT_ID_METADATA (default on) and CLIENT_ID_METADATA_INSECURE_ORIGIN, whatever NODE_ENV says (docs/rules/tokens.md#client-id-metadata-documents)", () => {
+    expect(parseEnv(base)).toMatchObject({ clientIdMetadata: true, clientIdMetadataInsecureOrigin: null });
+    expect(parseEnv({ ...base, CLIENT_ID_METADATA: "off" }).clientIdMetadata).toBe(false);
+    expect(() => parseEnv({ ...base, CLIENT_ID_METADATA: "yes" })).toThrow("Environment variable CLIENT_ID_METADATA must be on or off");
+    for (const origin of ["http://127.0.0.1:8123", "http://[::1]:8123", "http://localhost:8123"]) {
+      expect(parseEnv({ ...base, CLIENT_ID_METADATA_INSECURE_ORIGIN: origin }).clientIdMetadataInsecureOrigin).toBe(origin);
+    }
+    for (const origin of ["https://127.0.0.1:8123", "http://10.0.0.1:8123", "http://127.0.0.1", "http://127.0.0.1:8123/", "http://127.0.0.1:8123/docs", "http://example.com:8123", "127.0.0.1:8123"]) {
+      expect(() => parseEnv({ ...base, CLIENT_ID_METADATA_INSECURE_ORIGIN: origin }), origin).toThrow(/^Environment variable CLIENT_ID_METADATA_INSECURE_ORIGIN must be an http loopback origin with a port/);
+    }
+  });
+
   it("derives APP_URL from PORT and reads PostgreSQL URLs", () => {
     const env = parseEnv({ ...base, PORT: "4000", DATABASE_URL: "postgresql://u:p@db/x" });
     expect(env.appUrl).toBe("http://localhost:4000");

@@ -49,6 +49,14 @@ const ZRawEnv = z.object({
   TOKEN_CACHE_SIZE: optional(z.coerce.number({ error: "must be an integer from 0 to 1000000" }).int("must be an integer from 0 to 1000000").min(0, "must be an integer from 0 to 1000000").max(1_000_000, "must be an integer from 0 to 1000000")),
   WORKERS: optional(z.coerce.number({ error: "must be an integer from 1 to 64" }).int("must be an integer from 1 to 64").min(1, "must be an integer from 1 to 64").max(64, "must be an integer from 1 to 64")),
   MAX_CONNECTIONS: optional(z.coerce.number({ error: "must be an integer from 1 to 1000000" }).int("must be an integer from 1 to 1000000").min(1, "must be an integer from 1 to 1000000").max(1_000_000, "must be an integer from 1 to 1000000")),
+  CLIENT_ID_METADATA: optional(z.enum(["on", "off"], { error: "must be on or off" })),
+  CLIENT_ID_METADATA_INSECURE_ORIGIN: optional(
+    z.string().refine((value) => {
+      if (!URL.canParse(value)) return false;
+      const url = new URL(value);
+      return url.protocol === "http:" && ["127.0.0.1", "[::1]", "localhost"].includes(url.hostname) && url.port !== "" && url.origin === value;
+    }, "must be an http loopback origin with a port, e.g. http://127.0.0.1:8123 (tests and development only)"),
+  ),
   HASH_QUEUE: optional(z.coerce.number({ error: "must be a positive integer" }).int("must be a positive integer").min(1, "must be a positive integer").max(1_000_000, "must be at most 1000000")),
 });
 
@@ -83,6 +91,13 @@ export type Env = {
   threadPoolSize: number;
   /** Open connections each `npm start` process serves at most (src/server/front.ts); more are closed at once. */
   maxConnections: number;
+  /**
+   * client_ids that are URLs of client ID metadata documents (CLIENT_ID_METADATA, default on;
+   * docs/rules/tokens.md#client-id-metadata-documents).
+   */
+  clientIdMetadata: boolean;
+  /** CLIENT_ID_METADATA_INSECURE_ORIGIN: the one http loopback origin documents may come from (tests and development only), or null. */
+  clientIdMetadataInsecureOrigin: string | null;
   /** Password hashes that may wait for a hashing slot (HASH_QUEUE); null: about two seconds of hashing, as measured (src/users/passwords.ts). */
   hashQueue: number | null;
 };
@@ -149,6 +164,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     threadPoolSize: raw.UV_THREADPOOL_SIZE ?? 4,
     maxConnections: raw.MAX_CONNECTIONS ?? 10_000,
     hashQueue: raw.HASH_QUEUE ?? null,
+    clientIdMetadata: raw.CLIENT_ID_METADATA !== "off",
+    clientIdMetadataInsecureOrigin: raw.CLIENT_ID_METADATA_INSECURE_ORIGIN ?? null,
   };
 }
 

@@ -18,8 +18,18 @@ function AppIdentity({ screen }: { screen: ConsentScreen }) {
     <div>
       {/* eslint-disable-next-line @next/next/no-img-element -- a client's own https logo, verified clients only */}
       {screen.logoUri ? <img src={screen.logoUri} alt="" width={48} height={48} className="float-right ml-3" /> : null}
-      <p className="text-lg font-semibold">{screen.clientName}</p>
-      <p className="text-sm text-slate-600 dark:text-slate-400">{screen.ownerName ? `Registered by ${screen.ownerName}` : "Registered itself"}</p>
+      {screen.documentHost ? (
+        // docs/rules/tokens.md#client-id-metadata-documents: the host of its metadata document is who it is.
+        <>
+          <p className="text-lg font-semibold">{screen.documentHost}</p>
+          <p className="text-sm text-slate-600 dark:text-slate-400">Calls itself “{screen.clientName}”; described by a document on {screen.documentHost}</p>
+        </>
+      ) : (
+        <>
+          <p className="text-lg font-semibold">{screen.clientName}</p>
+          <p className="text-sm text-slate-600 dark:text-slate-400">{screen.ownerName ? `Registered by ${screen.ownerName}` : "Registered itself"}</p>
+        </>
+      )}
     </div>
   );
 }
@@ -40,7 +50,7 @@ export default async function ConsentPage({ searchParams }: { searchParams: Prom
     );
   }
   return (
-    <Page title={`Allow ${screen.clientName} to access your account?`} narrow>
+    <Page title={`Allow ${screen.documentHost ?? screen.clientName} to access your account?`} narrow>
       <Card className="space-y-5">
         <AppIdentity screen={screen} />
         <p className="text-sm">
@@ -52,7 +62,12 @@ export default async function ConsentPage({ searchParams }: { searchParams: Prom
           <Alert>Confirm your e-mail address first: open the link we mailed you (or ask for a new one on the home page). Until then you cannot let apps use your account.</Alert>
         )}
         {screen.unverified ? (
-          <Alert>Unverified app: it registered itself, and nobody has checked who runs it or that its name is true. Approve only if you trust where you came from.</Alert>
+          <Alert>
+            {screen.documentHost
+              ? `Unverified app: it describes itself in a document on ${screen.documentHost}, and nobody has checked who runs it or that its name is true.`
+              : "Unverified app: it registered itself, and nobody has checked who runs it or that its name is true."}{" "}
+            Approve only if you trust where you came from.
+          </Alert>
         ) : null}
         <div className="space-y-2">
           <h2 className="text-sm font-semibold">It will be able to:</h2>

@@ -23,11 +23,13 @@ export function redirectUriProblem(uri: string): string | null {
   return null;
 }
 
-const LOOPBACK_PREFIX = /^(http:\/\/(?:localhost|127\.0\.0\.1|\[::1\]))(?::\d{1,5})?(?=[/?]|$)/;
+const LOOPBACK_PREFIX = /^(http:\/\/(?:localhost|127\.0\.0\.1|\[::1\]))(?::(\d{1,5}))?(?=[/?]|$)/;
 
-/** A loopback http URI without its port, or null for any other URI. */
+/** A loopback http URI without its port (which must be 1 to 65535 when present), or null for any other URI. */
 function loopbackWithoutPort(uri: string): string | null {
-  return LOOPBACK_PREFIX.test(uri) ? uri.replace(LOOPBACK_PREFIX, "$1") : null;
+  const match = LOOPBACK_PREFIX.exec(uri);
+  if (!match || (match[2] !== undefined && (Number(match[2]) < 1 || Number(match[2]) > 65535))) return null;
+  return match[1] + uri.slice(match[0].length);
 }
 
 /** The registered URI that `presented` matches, or null. Comparison is on the exact strings. */

@@ -4,9 +4,12 @@
 // it was made for, so the request itself is rebuilt from it: the authorization endpoint checks it anew).
 // A client that registered itself has no owner (docs/rules/tokens.md#dynamic-registration); one that
 // registered while registration was open is marked unverified (anyone could have named it anything); a logo is
-// shown only for verified clients.
+// shown only for verified clients. A client named by its metadata document
+// (docs/rules/tokens.md#client-id-metadata-documents) is shown by the document's host, the one thing about it
+// that is known, and is unverified.
 import { isUnverified } from "@/registration/client-metadata";
 import { db } from "@/db/client";
+import { isMetadataDocumentClient } from "@/client-metadata-documents/document-client";
 import { consentCsrfToken, openRequest, type AuthorizationRequest } from "@/oauth/authorization-request";
 import { formatScope, type Scope } from "@/oauth/scope";
 import { resourceUri } from "@/oauth/resource";
@@ -17,6 +20,8 @@ export type ConsentScreen = {
   /** Null for a client that registered itself. */
   ownerName: string | null;
   unverified: boolean;
+  /** The host of a metadata document client's client_id (its identity); null for every other client. */
+  documentHost: string | null;
   /** https only, and only for a verified client. */
   logoUri: string | null;
   scopes: Scope[];
@@ -56,6 +61,7 @@ export async function loadConsentScreen(sealed: string, userId: number): Promise
     clientName: client.name,
     ownerName: client.owner?.name ?? null,
     unverified: isUnverified(client),
+    documentHost: isMetadataDocumentClient(client) ? new URL(client.clientId).host : null,
     logoUri: isUnverified(client) ? null : client.logoUri,
     scopes: request.scopes,
     redirectHost: request.responseType === "device_code" ? null : new URL(request.redirectUri).host,

@@ -6,6 +6,7 @@
 // user code that the visitor already holds.
 import { nowMs } from "@/clock";
 import { db } from "@/db/client";
+import { isMetadataDocumentClient } from "@/client-metadata-documents/document-client";
 import { normalizeUserCode } from "@/device/user-code";
 
 export type SignInPurpose = { kind: "app"; appName: string } | { kind: "device"; appName: string | null };
@@ -17,8 +18,11 @@ export async function signInPurpose(callbackUrl: string): Promise<SignInPurpose 
   if (AUTHORIZE_PATH.test(url.pathname)) {
     const clientIds = url.searchParams.getAll("client_id");
     if (clientIds.length !== 1 || !clientIds[0] || clientIds[0].length > 200) return null;
-    const client = await (await db()).client.findUnique({ where: { clientId: clientIds[0] }, select: { name: true } });
-    return client ? { kind: "app", appName: client.name } : null;
+    const client = await (await db()).client.findUnique({ where: { clientId: clientIds[0] }, select: { name: true, registeredVia: true } });
+    if (!client) return null;
+    // A client named by its metadata document is named by the document's host, as on the consent page
+    // (docs/rules/tokens.md#client-id-metadata-documents).
+    return { kind: "app", appName: isMetadataDocumentClient(client) ? new URL(clientIds[0]).host : client.name };
   }
   if (url.pathname === "/device") {
     const code = normalizeUserCode(url.searchParams.get("user_code") ?? "");

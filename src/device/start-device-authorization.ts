@@ -1,7 +1,8 @@
 // The device authorization endpoint, POST /api/connect/oauth2/device/ (RFC 8628 3.1 and 3.2,
 // docs/rules/tokens.md#device-flow). A client of the device_code grant (public, or confidential and
 // authenticated as at the token endpoint) asks for a device code and a user code; the person types the user
-// code at verification_uri (/device). The device code is stored only as its SHA-256 digest. A client holds at
+// code at verification_uri (/device). A client registered with a `scope` asks for those only
+// (docs/rules/tokens.md#scopes-of-registered-clients; without `scope`, the default readonly must be among them). The device code is stored only as its SHA-256 digest. A client holds at
 // most MAX_LIVE_DEVICE_AUTHORIZATIONS unexpired device authorizations (then 429 rate_limited, Retry-After
 // until the first of them expires; docs/rules/accounts.md#limits): counted and inserted in one transaction
 // serialised per client (src/limits/limiter.ts), so that a burst cannot pass the cap.
@@ -16,7 +17,7 @@ import { assertUnderCapInTx, isRateLimited, lockKeysInTx } from "@/limits/limite
 import { authenticateClient } from "@/oauth/client-auth";
 import { OAuthError } from "@/oauth/errors";
 import { stringParam } from "@/oauth/params";
-import { formatScope, parseScope, type Scope } from "@/oauth/scope";
+import { assertWithinRegisteredScope, formatScope, parseScope, type Scope } from "@/oauth/scope";
 import { formatUserCode, generateUserCode } from "@/device/user-code";
 
 export const DEVICE_CODE_TTL_SECONDS = 600;
@@ -33,6 +34,8 @@ export async function handleDeviceAuthorizationRequest(request: Request): Promis
   const client = await authenticateClient(request, params);
   if (client.grantType !== "device_code") throw new OAuthError("unauthorized_client");
   const scopes = parseScope(stringParam(params, "scope")) ?? DEFAULT_SCOPES;
+  // docs/rules/tokens.md#scopes-of-registered-clients: the default too.
+  assertWithinRegisteredScope(scopes, client.scope);
 
   const deviceCode = randomSecret();
   // A user code that an unexpired or not yet pruned request holds is taken (unique index): draw again.

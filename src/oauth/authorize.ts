@@ -8,7 +8,8 @@
 // docs/rules/tokens.md#resource-indicators; else invalid_target); a pushed request (RFC 9126 4) comes as
 // client_id and request_uri only, its stored parameters standing in for the query (other query parameters are
 // ignored) and used once; a client that requires PAR gets nothing without one; a registered `scope` bounds
-// what a client may ask for.
+// what a client may ask for (docs/rules/tokens.md#scopes-of-registered-clients). A client_id that is a URL names
+// a client ID metadata document (docs/rules/tokens.md#client-id-metadata-documents).
 // No unsigned front-channel parameter weakens a request (docs/rules/tokens.md#front-channel): whether the
 // password must be typed again is decided from server state, the session's sign-in time against the time the
 // request was received (a pushed request's row; for a plain one, the time this endpoint signed into the way
@@ -30,11 +31,12 @@ import { sealRequest, signReceivedAt, verifiedReceivedAt, type AuthorizationRequ
 import type { OAuthErrorCode } from "@/oauth/errors";
 import { OAuthError } from "@/oauth/errors";
 import { challengeProblem } from "@/oauth/pkce";
-import { formatScope, isSubset, parseScope, storedScopes, type Scope } from "@/oauth/scope";
+import { assertWithinRegisteredScope, formatScope, isSubset, parseScope, storedScopes, type Scope } from "@/oauth/scope";
 import { startGrant } from "@/oauth/tokens";
 import { requestedAudience } from "@/oauth/resource";
 import { claimPushedRequest, pushedParams, REQUEST_URI_PREFIX } from "@/oauth/pushed-request-store";
 import { countTokenIssued } from "@/observability/metrics";
+import { isMetadataDocumentClientId, metadataDocumentClient, MetadataDocumentError } from "@/client-metadata-documents/document-client";
 
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
 
@@ -166,6 +168,15 @@ function unknownClientPage(clientId: string | undefined): Response {
   );
 }
 
+/** A client_id naming a metadata document that cannot be used (docs/rules/tokens.md#client-id-metadata-documents). */
+function metadataDocumentPage(clientId: string, problem: string): Response {
+  return htmlErrorPage(400, "Unknown application", "This sign-in link names an application whose description could not be used. Go back to the application and try again.", [
+    ["Error", "invalid_client"],
+    ["client_id", clientId],
+    ["Problem", `its metadata document ${problem}`],
+  ]);
+}
+
 function invalidRedirectPage(clientId: string, problem: string): Response {
   return htmlErrorPage(400, "Invalid redirect URI", `${problem} You cannot be sent back to the application.`, [
     ["Error", "invalid_request"],
@@ -220,7 +231,15 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
   if (early !== null) return controlCharacterPage(early);
   const clientIds = query.getAll("client_id");
   if (clientIds.length !== 1 || !clientIds[0]) return unknownClientPage(clientIds[0]);
-  const client = await (await db()).client.findUnique({ where: { clientId: clientIds[0] } });
+  let client: Client | null;
+  try {
+    client = isMetadataDocumentClientId(clientIds[0])
+      ? await metadataDocumentClient(clientIds[0])
+      : await (await db()).client.findUnique({ where: { clientId: clientIds[0] } });
+  } catch (error) {
+    if (error instanceof MetadataDocumentError) return metadataDocumentPage(clientIds[0], error.message);
+    throw error;
+  }
   if (!client) return unknownClientPage(clientIds[0]);
 
   const requestUris = query.getAll("request_uri");
@@ -340,7 +359,7 @@ export async function validateAuthorizationRequest(query: URLSearchParams, clien
   if (target.state === null) throw new OAuthError("invalid_request", {}, "no state");
   const scopes = parseScope(single(query, "scope"));
   if (!scopes) throw new OAuthError("invalid_request", {}, "no scope");
-  if (client.scope !== null && !isSubset(scopes, storedScopes(client.scope))) throw new OAuthError("invalid_scope", {}, "beyond the client's registered scope");
+  assertWithinRegisteredScope(scopes, client.scope);
   // RFC 8707: the resource named here is the audience of what the grant issues (docs/rules/agents.md#audience).
   const audience = requestedAudience(query.getAll("resource"));
 

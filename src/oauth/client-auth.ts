@@ -3,7 +3,9 @@
 // checked in constant time against their stored digest. Failures are 401 invalid_client, with a Basic
 // challenge when Basic was used. The input rule (src/http/input-text.ts): a client_id or secret holding a
 // control character, in the body or in Basic, is 400 invalid_request before any lookup (PostgreSQL text cannot
-// hold U+0000, and the lookup of the client is shared with other requests: src/db/fast-sql.ts).
+// hold U+0000, and the lookup of the client is shared with other requests: src/db/fast-sql.ts). A client_id that
+// is a URL names a client ID metadata document (docs/rules/tokens.md#client-id-metadata-documents): a public
+// client, fetched or read from its row here; a secret or a client_assertion from it is invalid_client.
 // A signed JWT instead of a secret (RFC 7523 2.2, docs/rules/tokens.md#client-assertions): client_assertion_type
 // and client_assertion, checked by src/oauth/client-assertion.ts, never together with a secret or Basic
 // (RFC 6749 2.3: one method per request). A client registered with private_key_jwt authenticates only that way.
@@ -16,6 +18,7 @@ import { clientByClientId } from "@/db/fast-sql";
 import { secretMatchesDigest } from "@/secrets";
 import { log } from "@/observability/log";
 import { assertionClientId, CLIENT_ASSERTION_TYPE, ClientAssertionError, verifyClientAssertion } from "@/oauth/client-assertion";
+import { isMetadataDocumentClientId, metadataDocumentClient, MetadataDocumentError } from "@/client-metadata-documents/document-client";
 
 type Credentials =
   | { clientId: string; secret: string | undefined; method: "basic" | "body" | "none" }
@@ -77,7 +80,19 @@ export async function authenticateClient(request: Request, params: Record<string
   const credentials = readCredentials(request, params);
   const fail = () =>
     new OAuthError("invalid_client", credentials.method === "basic" ? { "WWW-Authenticate": 'Basic realm="oauth"' } : {});
-  const client = await clientByClientId(credentials.clientId); // one statement (src/db/fast-sql.ts)
+  let client: Client | null;
+  if (isMetadataDocumentClientId(credentials.clientId)) {
+    try {
+      client = await metadataDocumentClient(credentials.clientId);
+    } catch (error) {
+      if (error instanceof MetadataDocumentError) throw new OAuthError("invalid_client", {}, `metadata document: ${error.message}`);
+      throw error;
+    }
+    // docs/rules/tokens.md#client-id-metadata-documents: public; private_key_jwt is not accepted yet.
+    if (credentials.secret !== undefined || "client_assertion" in params) throw fail();
+  } else {
+    client = await clientByClientId(credentials.clientId); // one statement (src/db/fast-sql.ts)
+  }
   if (!client) throw fail();
   if (credentials.method === "assertion") {
     try {

@@ -2,8 +2,9 @@
 // the OpenID Connect discovery document (src/oidc/discovery.ts). Static per deployment: everything comes
 // from APP_URL, REGISTRATION and the server's fixed capabilities (docs/rules/tokens.md#metadata): the PAR
 // endpoint (RFC 9126 5), DPoP's algorithms (RFC 9449 5.1), and registration_endpoint only while registration
-// is on (RFC 7591), and client assertions (private_key_jwt, RFC 7523 2.2; docs/rules/tokens.md#client-assertions)
-// with their algorithms at every endpoint that authenticates clients.
+// is on (RFC 7591), client assertions (private_key_jwt, RFC 7523 2.2; docs/rules/tokens.md#client-assertions)
+// with their algorithms at every endpoint that authenticates clients, and client_id_metadata_document_supported
+// while CLIENT_ID_METADATA is on (docs/rules/tokens.md#client-id-metadata-documents).
 import { env } from "@/env";
 import { DPOP_ALGS } from "@/dpop/proof";
 import { SCOPES } from "@/oauth/scope";
@@ -45,6 +46,7 @@ export function serverMetadata() {
     // Per client (require_pushed_authorization_requests in its registration, or the CLI's --require-par).
     require_pushed_authorization_requests: false,
     dpop_signing_alg_values_supported: [...DPOP_ALGS],
+    ...(env().clientIdMetadata ? { client_id_metadata_document_supported: true } : {}),
     service_documentation: `${issuer}/docs`,
   };
 }

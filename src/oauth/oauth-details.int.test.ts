@@ -75,6 +75,7 @@ describe("the consent screen", () => {
       clientName: "Sealed App",
       ownerName: "Client Owner",
       unverified: false, // registered by a person, not by itself (docs/rules/tokens.md#dynamic-registration)
+      documentHost: null, // not named by a metadata document (docs/rules/tokens.md#client-id-metadata-documents)
       logoUri: null,
       restartUrl: expect.stringMatching(/^\/api\/connect\/oauth2\/auth\/\?response_type=code&client_id=/),
       scopes: ["readonly", "readwrite"],

@@ -50,6 +50,15 @@ export function allows(granted: readonly Scope[], required: Scope): boolean {
   return granted.includes(required) || (required === "readonly" && granted.includes("readwrite"));
 }
 
+/**
+ * docs/rules/tokens.md#scopes-of-registered-clients: a client registered with a `scope` (RFC 7591 2) asks
+ * for those scopes only, wherever it asks (authorization, PAR, device authorization, token requests);
+ * one registered without may ask for any. Throws invalid_scope.
+ */
+export function assertWithinRegisteredScope(requested: readonly Scope[], registered: string | null): void {
+  if (registered !== null && !isSubset(requested, storedScopes(registered))) throw new OAuthError("invalid_scope", {}, "beyond the client's registered scope");
+}
+
 /** Whether every scope in `requested` is covered by `granted` (a narrowing, never a widening). */
 export function isSubset(requested: readonly Scope[], granted: readonly Scope[]): boolean {
   return requested.every((scope) => allows(granted, scope));

@@ -39,6 +39,7 @@ describe("RFC 8414 metadata", () => {
       authorization_response_iss_parameter_supported: true,
       require_pushed_authorization_requests: false,
       dpop_signing_alg_values_supported: ["ES256", "RS256"],
+      client_id_metadata_document_supported: true,
       service_documentation: "http://localhost:3000/docs",
     });
   });

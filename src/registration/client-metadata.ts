@@ -16,7 +16,8 @@
 // - redirect_uris: the rules of docs/rules/tokens.md#redirect-uris (a custom scheme, a fragment, http off
 //   loopback: invalid_redirect_uri); required for code and implicit, refused for the device grant.
 // - client_uri (http or https), logo_uri (https only), scope (known scopes), client_name,
-//   require_pushed_authorization_requests (RFC 9126 6). Unknown fields are ignored (RFC 7591 2).
+//   require_pushed_authorization_requests (RFC 9126 6), application_type (OpenID Connect Registration 2: web,
+//   the default, or native; docs/rules/tokens.md#redirect-uris). Unknown fields are ignored (RFC 7591 2).
 // - post_logout_redirect_uris (OpenID Connect RP-Initiated Logout 1.0 3.1) and backchannel_logout_uri
 //   (Back-Channel Logout 1.0 2.2): src/clients/logout-uris.ts (invalid_client_metadata);
 //   backchannel_logout_session_required is answered true, as every logout token carries sid
@@ -30,6 +31,7 @@ import { env } from "@/env";
 import { redirectUriProblem } from "@/clients/redirect-uri";
 import { clientKeysOf, parseClientJwks } from "@/clients/client-keys";
 import { logoutUrisProblem, postLogoutRedirectUrisOf } from "@/clients/logout-uris";
+import { isMetadataDocumentClient } from "@/client-metadata-documents/document-client";
 import { redirectUrisOf, type GrantType } from "@/clients/represent";
 import { OAuthError } from "@/oauth/errors";
 import { formatScope, parseScope } from "@/oauth/scope";
@@ -51,6 +53,7 @@ const ZClientMetadata = z.object({
   jwks_uri: z.unknown().optional(),
   post_logout_redirect_uris: z.array(z.string()).max(20).optional(),
   backchannel_logout_uri: z.string().max(2000).optional(),
+  application_type: z.enum(["web", "native"]).optional(),
 });
 
 /** What a registration (or an RFC 7592 update) stores. */
@@ -68,6 +71,7 @@ export type ClientRegistration = {
   jwks: string | null;
   postLogoutRedirectUris: string[];
   backchannelLogoutUri: string | null;
+  applicationType: "web" | "native";
 };
 
 const invalidMetadata = (detail: string) => new OAuthError("invalid_client_metadata", {}, detail);
@@ -151,15 +155,16 @@ export async function parseClientMetadata(body: unknown): Promise<ClientRegistra
     jwks,
     postLogoutRedirectUris,
     backchannelLogoutUri,
+    applicationType: data.application_type ?? "web",
   };
 }
 
 /**
- * Registered while registration was open: nobody vouched for its name
- * (docs/rules/tokens.md#dynamic-registration).
+ * Registered while registration was open, or named by its metadata document: nobody vouched for its name
+ * (docs/rules/tokens.md#dynamic-registration, docs/rules/tokens.md#client-id-metadata-documents).
  */
 export function isUnverified(client: Pick<Client, "registeredVia">): boolean {
-  return client.registeredVia === "open";
+  return client.registeredVia === "open" || isMetadataDocumentClient(client);
 }
 
 export const registrationClientUri = (clientId: string) => `${env().appUrl}/api/connect/oauth2/register/${encodeURIComponent(clientId)}/`;
@@ -193,5 +198,6 @@ export function clientInformation(client: Client, extra: { clientSecret?: string
     ...(client.jwks ? { jwks: clientKeysOf(client) } : {}),
     ...(postLogoutRedirectUrisOf(client).length ? { post_logout_redirect_uris: postLogoutRedirectUrisOf(client) } : {}),
     ...(client.backchannelLogoutUri ? { backchannel_logout_uri: client.backchannelLogoutUri, backchannel_logout_session_required: true } : {}),
+    application_type: client.applicationType,
   };
 }

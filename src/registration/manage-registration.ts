@@ -63,6 +63,7 @@ export async function updateRegistration(request: Request, clientId: string): Pr
         jwks: metadata.jwks,
         postLogoutRedirectUris: JSON.stringify(metadata.postLogoutRedirectUris),
         backchannelLogoutUri: metadata.backchannelLogoutUri,
+        applicationType: metadata.applicationType,
       },
     }),
   );

@@ -85,6 +85,7 @@ export async function handleRegistrationRequest(request: Request): Promise<Respo
           jwks: metadata.jwks,
           postLogoutRedirectUris: JSON.stringify(metadata.postLogoutRedirectUris),
           backchannelLogoutUri: metadata.backchannelLogoutUri,
+          applicationType: metadata.applicationType,
         },
       });
       await recordEventInTx(tx, {

@@ -77,6 +77,7 @@ describe("REGISTRATION=token", () => {
       client_uri: "https://agent.example.test/",
       logo_uri: "https://agent.example.test/logo.png",
       require_pushed_authorization_requests: false,
+      application_type: "web",
     });
     expect(res.headers.get("location")).toBe(body.registration_client_uri);
     expect(res.headers.get("cache-control")).toBe("no-store");

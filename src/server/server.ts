@@ -98,6 +98,13 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     });
   }
 
+  if (config.clientIdMetadataInsecureOrigin !== null) {
+    // docs/rules/tokens.md#client-id-metadata-documents: for tests and development only.
+    log.warn("CLIENT_ID_METADATA_INSECURE_ORIGIN is set: client metadata documents are fetched over http from this origin; never set it in production", {
+      origin: config.clientIdMetadataInsecureOrigin,
+    });
+  }
+
   let stopped: Promise<void> | null = null;
   const shutdown = (reason: string) =>
     (stopped ??= (async () => {

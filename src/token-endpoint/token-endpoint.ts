@@ -2,7 +2,9 @@
 // small steps: read the body (JSON, text/plain JSON or form), authenticate the client, pick the grant handler
 // by grant_type, add the OpenID Connect id_token where the grant has one
 // (docs/rules/openid-connect.md#id-tokens), answer the token record with no-store headers. `resource` must be
-// one of this service's resources, and the tokens are for it (RFC 8707, docs/rules/tokens.md#resource-indicators, docs/rules/agents.md#audience); a DPoP proof (RFC 9449 5), when the
+// one of this service's resources, and the tokens are for it (RFC 8707, docs/rules/tokens.md#resource-indicators,
+// docs/rules/agents.md#audience); `scope` stays within a registered client's scope
+// (docs/rules/tokens.md#scopes-of-registered-clients); a DPoP proof (RFC 9449 5), when the
 // request has one, is checked before the grant runs (a bad or replayed one is 400 invalid_dpop_proof and
 // consumes nothing) and the grant binds its tokens to the proof's key.
 import { readBody } from "@/http/body";
@@ -15,7 +17,8 @@ import { clientCredentialsGrant } from "@/token-endpoint/grants/client-credentia
 import { deviceCodeGrant, GRANT_TYPE as DEVICE_CODE } from "@/token-endpoint/grants/device-code";
 import { passwordGrant } from "@/token-endpoint/grants/password";
 import { refreshTokenGrant } from "@/token-endpoint/grants/refresh-token";
-import { requiredParam } from "@/oauth/params";
+import { requiredParam, stringParam } from "@/oauth/params";
+import { assertWithinRegisteredScope, parseScope } from "@/oauth/scope";
 import { dpopHeader, DpopProofError, verifyDpopProof } from "@/dpop/proof";
 import { requestedAudience } from "@/oauth/resource";
 import { idTokenForAccessToken } from "@/oidc/id-token";
@@ -42,6 +45,9 @@ export async function handleTokenRequest(request: Request): Promise<Response> {
   const handler = grantHandlers.get(grantType);
   if (!handler) throw new OAuthError("unsupported_grant_type");
   const audience = requestedAudience([params.resource]);
+  // docs/rules/tokens.md#scopes-of-registered-clients: whatever the grant, a `scope` asked for here stays
+  // within the client's registered scope (a refresh without one is checked by its grant).
+  assertWithinRegisteredScope(parseScope(stringParam(params, "scope")) ?? [], client.scope);
   const context: GrantContext = { jkt: dpopHeader(request) === null ? null : await proofKey(request), audience };
   const mayCarryIdToken = MAY_CARRY_ID_TOKEN.has(grantType);
   // Load the signing key before a code or refresh token is spent, so that a key that cannot be used fails

@@ -5,7 +5,8 @@
 // so that of any number of concurrent uses exactly one succeeds. Any other use of a used token, including one
 // that raced the winner, is invalid_grant and revokes every token of the grant; there is no grace period
 // (docs/rules/tokens.md#refresh). `scope` may narrow the new access token; the new refresh token keeps the
-// scopes of the one it replaces. RFC 9449 5 (docs/rules/tokens.md#dpop): a refresh token bound to a DPoP key
+// scopes of the one it replaces; what it issues stays within a registered client's scope
+// (docs/rules/tokens.md#scopes-of-registered-clients). RFC 9449 5 (docs/rules/tokens.md#dpop): a refresh token bound to a DPoP key
 // (a public client's) is used only with a proof of that key (else invalid_grant, and it is not consumed); the
 // new access token is bound to the request's proof key, and the new refresh token keeps its predecessor's
 // binding (a public client's unbound one becomes bound when it first refreshes with a proof).
@@ -18,7 +19,7 @@ import { now } from "@/clock";
 import { digest } from "@/secrets";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
-import { isSubset, parseScope, storedScopes } from "@/oauth/scope";
+import { assertWithinRegisteredScope, isSubset, parseScope, storedScopes } from "@/oauth/scope";
 import { LostRotation, rotateAtOnce, rotateRefreshToken, type RefreshTokenRow, type RotationPlan } from "@/db/fast-sql";
 import { accessExpiry, dpopBinding, mintTokens, newSecrets, refreshExpiry, revokeGrant, unconfirmedAccount, type TokenRecord } from "@/oauth/tokens";
 import type { GrantContext } from "@/token-endpoint/grants/grant";
@@ -46,7 +47,8 @@ export async function refreshTokenGrant(client: Client, params: Record<string, u
   // The common case where the database can do it in one statement (PostgreSQL): no narrowing asked for, so
   // the rules below are the token's own state, and the claim checks them itself. When it claims nothing,
   // the rotation below reads the token and says why.
-  if (!requested && context.audience === null) {
+  // A client registered with a scope takes the path that reads the token first, where the scope is checked.
+  if (!requested && context.audience === null && client.scope === null) {
     const at = now();
     const secrets = newSecrets(true);
     const audit = auditRow({ type: "token.refreshed", clientId: client.clientId });
@@ -85,6 +87,9 @@ export async function refreshTokenGrant(client: Client, params: Record<string, u
     if (row.expiresAt <= at) throw new OAuthError("invalid_grant", {}, "expired refresh token");
     const granted = storedScopes(row.scopes);
     if (requested && !isSubset(requested, granted)) throw new OAuthError("invalid_scope");
+    // docs/rules/tokens.md#scopes-of-registered-clients: a grant made before the client narrowed its registered
+    // scope (RFC 7592) refreshes only with a `scope` within it.
+    assertWithinRegisteredScope(requested ?? granted, client.scope);
     const minted = mintTokens(
       { grantId: row.grantId, clientId: row.clientId, userId: row.userId, scopes: requested ?? granted, refreshScopes: granted, jkt: binding.jkt, refreshJkt: row.jkt ?? binding.refreshJkt, audience: storedAudience(row.audience) },
       at,
