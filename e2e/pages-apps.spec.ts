@@ -159,6 +159,10 @@ test("registering a client: a bad redirect URI keeps the form and is explained a
   await tab.getByRole("button", { name: "Register client" }).click();
   const secret = (await tab.getByTestId("new-client-secret").textContent())!;
   const clientId = (await tab.getByTestId("new-client-id").textContent())!;
+  // The choices stay as picked after the success; what was typed is cleared
+  // (docs/rules/pages.md#choices-stay-as-picked).
+  await expect(tab.getByLabel("Grant type")).toHaveValue("password");
+  await expect(tab.getByLabel("Name")).toHaveValue("");
   await tab.getByRole("button", { name: "Copy client_secret" }).click();
   await expect(tab.getByText("Copied")).toBeVisible();
   expect(await tab.evaluate(() => navigator.clipboard.readText())).toBe(secret);
