@@ -173,10 +173,10 @@ test("registering a client: a bad redirect URI keeps the form and is explained a
 
   // Rotate: Cancel keeps the secret; confirming replaces it.
   await tab.reload();
-  await tab.getByRole("button", { name: "Rotate the secret of My Script" }).click();
+  await tab.getByRole("button", { name: "Rotate secret of My Script" }).click();
   await tab.getByRole("dialog", { name: "Rotate the secret of My Script?" }).getByRole("button", { name: "Cancel" }).click();
   expect((await tokenWith(secret)).status()).toBe(200);
-  await tab.getByRole("button", { name: "Rotate the secret of My Script" }).click();
+  await tab.getByRole("button", { name: "Rotate secret of My Script" }).click();
   await tab.getByRole("dialog", { name: "Rotate the secret of My Script?" }).getByRole("button", { name: "Rotate secret" }).click();
   await expect(tab.getByText("New secret issued: the old one no longer works.")).toBeVisible();
   const rotated = (await tab.getByTestId("new-client-secret").textContent())!;

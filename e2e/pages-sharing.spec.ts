@@ -237,16 +237,16 @@ test("every confirmation's Cancel changes nothing; confirming does, and says so"
     await expect(page.getByRole("button", { name: button })).toHaveCount(0);
   }
 
-  await cancelKeeps(friend.page, "Give up your access to Notes", "Give up your access to “Notes”?");
+  await cancelKeeps(friend.page, "Give up access to Notes", "Give up your access to “Notes”?");
   await cancelKeeps(asker.page, "Withdraw your request for Notes", "Withdraw your request?");
   await cancelKeeps(owner.page, "Decline the request for Notes", "Decline this request?");
-  await cancelKeeps(owner.page, "Delete the bundle Notes", "Delete “Notes”?");
+  await cancelKeeps(owner.page, "Delete bundle Notes", "Delete “Notes”?");
   // Escape closes a dialog as Cancel does.
-  await owner.page.getByRole("button", { name: "Delete the bundle Notes" }).click();
+  await owner.page.getByRole("button", { name: "Delete bundle Notes" }).click();
   await owner.page.keyboard.press("Escape");
   await expect(owner.page.getByRole("dialog")).toBeHidden();
 
-  await confirm(friend.page, "Give up your access to Notes", "Give up your access to “Notes”?", "Give up access", "You gave up your access to “Notes”.");
+  await confirm(friend.page, "Give up access to Notes", "Give up your access to “Notes”?", "Give up access", "You gave up your access to “Notes”.");
   await confirm(owner.page, "Decline the request for Notes", "Decline this request?", "Decline request", "Declined the request for “Notes”: nobody was given access.");
   // The requester sees what became of it (docs/rules/pages.md#sharing).
   await asker.page.reload();
@@ -264,7 +264,7 @@ test("every confirmation's Cancel changes nothing; confirming does, and says so"
   await expect(sentByRita.getByText("Withdrawn", { exact: true })).toBeVisible();
   await expect(sentByRita.getByText("Declined", { exact: true })).toBeVisible();
 
-  await confirm(owner.page, "Delete the bundle Notes", "Delete “Notes”?", "Delete bundle", "Deleted “Notes”. Everyone you had let in lost access to it.");
+  await confirm(owner.page, "Delete bundle Notes", "Delete “Notes”?", "Delete bundle", "Deleted “Notes”. Everyone you had let in lost access to it.");
   await expect(owner.page.getByText("You do not own a bundle yet.")).toBeVisible();
   await Promise.all([owner.close(), friend.close(), asker.close()]);
 });

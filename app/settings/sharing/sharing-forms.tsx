@@ -107,7 +107,7 @@ export function GiveUpButton({ permissionId, bundleName, ownerName }: { permissi
       action={revokeAccess}
       fields={{ permission_id: permissionId, bundle_name: bundleName, mode: "give_up" }}
       label="Give up access"
-      ariaLabel={`Give up your access to ${bundleName}`}
+      ariaLabel={`Give up access to ${bundleName}`}
       title={`Give up your access to “${bundleName}”?`}
       confirmLabel="Give up access"
     >
@@ -122,7 +122,7 @@ export function DeleteBundleButton({ bundleId, bundleName, people }: { bundleId:
       action={deleteBundleAction}
       fields={{ bundle_id: bundleId, bundle_name: bundleName }}
       label="Delete bundle"
-      ariaLabel={`Delete the bundle ${bundleName}`}
+      ariaLabel={`Delete bundle ${bundleName}`}
       title={`Delete “${bundleName}”?`}
       confirmLabel="Delete bundle"
     >
