@@ -1,9 +1,17 @@
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
 
+// Everything the tests write goes under .test-scratch/ (TEST_SCRATCH_DIR), never under .data/, where a
+// developer's `npm run dev` keeps its database, AUTH_SECRET and demo credentials
+// (docs/testing.md#what-npm-test-leaves-alone).
+const scratchDir = resolve(process.env.TEST_SCRATCH_DIR || ".test-scratch");
+mkdirSync(scratchDir, { recursive: true });
+process.env.TEST_SCRATCH_DIR = scratchDir;
 // The tests' database: TEST_DATABASE_URL (PostgreSQL in CI), else a fresh SQLite file for this run.
 // DATABASE_URL is never used, so that `npm test` cannot touch a developer's own database.
-const databaseUrl = process.env.TEST_DATABASE_URL || `file:./.data/test/run-${process.pid}.db`;
+const databaseUrl = process.env.TEST_DATABASE_URL || `file:${join(scratchDir, `run-${process.pid}.db`)}`;
 process.env.DATABASE_URL = databaseUrl;
 
 // Under Stryker (it sets STRYKER_MUTATOR_WORKER in its test runners), the test files whose every assertion is
@@ -38,6 +46,7 @@ export default defineConfig({
     env: {
       NODE_ENV: "test",
       DATABASE_URL: databaseUrl,
+      TEST_SCRATCH_DIR: scratchDir,
       AUTH_SECRET: "test-secret-test-secret-test-secret-0123",
       APP_URL: "http://localhost:3000",
       LOG_LEVEL: "silent",

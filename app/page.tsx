@@ -10,7 +10,7 @@ const ERRORS: Record<string, string> = {
   unauthorized_client: "has no redirect URI registered, so it cannot receive a token through the browser.",
 };
 
-type Search = Promise<{ error?: string; client?: string; client_id?: string }>;
+type Search = Promise<{ error?: string; client?: string; client_id?: string; signed_out?: string }>;
 
 const PLACES = [
   { href: "/settings/apps", title: "Apps", text: "The apps you allowed to use your account: what each may do, since when, and Disconnect." },
@@ -35,6 +35,10 @@ export default async function Home({ searchParams }: { searchParams: Search }) {
         </>
       ) : null}
       {user && !confirmed ? <ConfirmNotice email={user.email} /> : null}
+      {!user && params.signed_out === "1" ? (
+        // A result page offers the next step (docs/rules/pages.md#next-steps): signing in again, below.
+        <Alert kind="success">You signed out of this browser. Sign in again below, or close this window.</Alert>
+      ) : null}
       {user ? (
         <>
           <p>

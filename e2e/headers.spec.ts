@@ -120,7 +120,7 @@ test("signed-in pages, the consent page and its redirect to the client pass the 
   const events = page.getByRole("list", { name: "Security events" });
   await expect(events.getByText("You signed in.")).toBeVisible();
   await expect(events.getByText("You allowed “Policy Client” to access your account.")).toBeVisible();
-  await expect(events.getByText(/from (127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)/).first()).toBeVisible();
+  await expect(events.getByText(/from this computer \((127\.0\.0\.1|::1)\)/).first()).toBeVisible();
   expect(problems).toEqual([]);
 });
 

@@ -159,6 +159,10 @@ test("registering a client: a bad redirect URI keeps the form and is explained a
   await tab.getByRole("button", { name: "Register client" }).click();
   const secret = (await tab.getByTestId("new-client-secret").textContent())!;
   const clientId = (await tab.getByTestId("new-client-id").textContent())!;
+  // The choices stay as picked after the success; what was typed is cleared
+  // (docs/rules/pages.md#choices-stay-as-picked).
+  await expect(tab.getByLabel("Grant type")).toHaveValue("password");
+  await expect(tab.getByLabel("Name")).toHaveValue("");
   await tab.getByRole("button", { name: "Copy client_secret" }).click();
   await expect(tab.getByText("Copied")).toBeVisible();
   expect(await tab.evaluate(() => navigator.clipboard.readText())).toBe(secret);
@@ -169,10 +173,10 @@ test("registering a client: a bad redirect URI keeps the form and is explained a
 
   // Rotate: Cancel keeps the secret; confirming replaces it.
   await tab.reload();
-  await tab.getByRole("button", { name: "Rotate the secret of My Script" }).click();
+  await tab.getByRole("button", { name: "Rotate secret of My Script" }).click();
   await tab.getByRole("dialog", { name: "Rotate the secret of My Script?" }).getByRole("button", { name: "Cancel" }).click();
   expect((await tokenWith(secret)).status()).toBe(200);
-  await tab.getByRole("button", { name: "Rotate the secret of My Script" }).click();
+  await tab.getByRole("button", { name: "Rotate secret of My Script" }).click();
   await tab.getByRole("dialog", { name: "Rotate the secret of My Script?" }).getByRole("button", { name: "Rotate secret" }).click();
   await expect(tab.getByText("New secret issued: the old one no longer works.")).toBeVisible();
   const rotated = (await tab.getByTestId("new-client-secret").textContent())!;

@@ -160,10 +160,53 @@ test("letting someone in directly; errors at the field keep what was typed; the 
   await Promise.all([owner.close(), asker.close()]);
 });
 
+test("nothing is done to a bundle the person did not pick: “Let in” starts at “Choose…” and keeps the bundle chosen", async ({ browser }) => {
+  const [owen, fay, gus] = await newUsers("Owen Owner", "Fay Friend", "Gus Guest");
+  const owner = await signedIn(browser, owen);
+  const { page } = owner;
+  const bundle = page.getByLabel("Your bundle", { exact: true });
+  const firstId = await createBundle(page, "Letters");
+  await expect(bundle).toHaveValue("");
+  await expect(bundle.locator("option:checked")).toHaveText("Choose…");
+  const secondId = await createBundle(page, "Maps");
+  await expect(bundle).toHaveValue("");
+
+  // Without a choice the browser refuses to send the form.
+  await page.getByLabel("E-mail of the person to let in").fill(fay.email);
+  await page.getByRole("button", { name: "Let in", exact: true }).click();
+  expect(await bundle.evaluate((select: HTMLSelectElement) => select.validity.valueMissing)).toBe(true);
+  await expect(page.getByRole("list", { name: "Who may read Letters" })).toHaveCount(0);
+
+  // Into the second bundle, twice: after the first, the form still says "Maps", so the second goes there too.
+  await bundle.selectOption({ label: `Maps (id ${secondId})` });
+  await page.getByRole("button", { name: "Let in", exact: true }).click();
+  await expect(status(page, `${fay.email} can now read “Maps”.`)).toBeVisible();
+  await expect(bundle).toHaveValue(String(secondId));
+  await expect(page.getByLabel("E-mail of the person to let in")).toHaveValue("");
+  // Creating another bundle meanwhile changes nothing of the choice.
+  await createBundle(page, "Poems");
+  await expect(bundle).toHaveValue(String(secondId));
+  await page.getByLabel("E-mail of the person to let in").fill(gus.email);
+  await page.getByRole("button", { name: "Let in", exact: true }).click();
+  await expect(status(page, `${gus.email} can now read “Maps”.`)).toBeVisible();
+  await checkPage(page, "sharing-let-in-kept", { assets: false });
+  const maps = page.getByRole("list", { name: "Who may read Maps" });
+  await expect(maps.getByText(`Fay Friend (user ${fay.id})`)).toBeVisible();
+  await expect(maps.getByText(`Gus Guest (user ${gus.id})`)).toBeVisible();
+  await expect(page.getByRole("list", { name: "Who may read Letters" })).toHaveCount(0);
+  expect(firstId).toBeLessThan(secondId);
+
+  // A reload starts again from "Choose…".
+  await page.reload();
+  await expect(bundle).toHaveValue("");
+  await owner.close();
+});
+
 test("every confirmation's Cancel changes nothing; confirming does, and says so", async ({ browser }) => {
   const [owen, fay, rita] = await newUsers("Owen Owner", "Fay Friend", "Rita Requester");
   const owner = await signedIn(browser, owen);
   const bundleId = await createBundle(owner.page, "Notes");
+  await owner.page.getByLabel("Your bundle", { exact: true }).selectOption({ label: `Notes (id ${bundleId})` });
   await owner.page.getByLabel("E-mail of the person to let in").fill(fay.email);
   await owner.page.getByRole("button", { name: "Let in", exact: true }).click();
   await expect(status(owner.page, "can now read “Notes”")).toBeVisible();
@@ -194,19 +237,22 @@ test("every confirmation's Cancel changes nothing; confirming does, and says so"
     await expect(page.getByRole("button", { name: button })).toHaveCount(0);
   }
 
-  await cancelKeeps(friend.page, "Give up your access to Notes", "Give up your access to “Notes”?");
+  await cancelKeeps(friend.page, "Give up access to Notes", "Give up your access to “Notes”?");
   await cancelKeeps(asker.page, "Withdraw your request for Notes", "Withdraw your request?");
   await cancelKeeps(owner.page, "Decline the request for Notes", "Decline this request?");
-  await cancelKeeps(owner.page, "Delete the bundle Notes", "Delete “Notes”?");
+  await cancelKeeps(owner.page, "Delete bundle Notes", "Delete “Notes”?");
   // Escape closes a dialog as Cancel does.
-  await owner.page.getByRole("button", { name: "Delete the bundle Notes" }).click();
+  await owner.page.getByRole("button", { name: "Delete bundle Notes" }).click();
   await owner.page.keyboard.press("Escape");
   await expect(owner.page.getByRole("dialog")).toBeHidden();
 
-  await confirm(friend.page, "Give up your access to Notes", "Give up your access to “Notes”?", "Give up access", "You gave up your access to “Notes”.");
+  await confirm(friend.page, "Give up access to Notes", "Give up your access to “Notes”?", "Give up access", "You gave up your access to “Notes”.");
   await confirm(owner.page, "Decline the request for Notes", "Decline this request?", "Decline request", "Declined the request for “Notes”: nobody was given access.");
+  // The requester sees what became of it (docs/rules/pages.md#sharing).
   await asker.page.reload();
-  await expect(asker.page.getByText("You have not sent a request.")).toBeVisible();
+  const sentByRita = asker.page.getByRole("region", { name: "Requests you sent" });
+  await expect(sentByRita.getByText("Declined", { exact: true })).toBeVisible();
+  await expect(sentByRita.getByRole("button", { name: "Withdraw your request for Notes" })).toHaveCount(0);
 
   // A new request, withdrawn by its sender.
   await asker.page.getByLabel("Owner's e-mail").fill(owen.email);
@@ -214,8 +260,11 @@ test("every confirmation's Cancel changes nothing; confirming does, and says so"
   await asker.page.getByRole("button", { name: "Send request" }).click();
   await expect(status(asker.page, "Request sent")).toBeVisible();
   await confirm(asker.page, "Withdraw your request for Notes", "Withdraw your request?", "Withdraw request", "Withdrew your request for “Notes”. Its link no longer works.");
+  await asker.page.reload();
+  await expect(sentByRita.getByText("Withdrawn", { exact: true })).toBeVisible();
+  await expect(sentByRita.getByText("Declined", { exact: true })).toBeVisible();
 
-  await confirm(owner.page, "Delete the bundle Notes", "Delete “Notes”?", "Delete bundle", "Deleted “Notes”. Everyone you had let in lost access to it.");
+  await confirm(owner.page, "Delete bundle Notes", "Delete “Notes”?", "Delete bundle", "Deleted “Notes”. Everyone you had let in lost access to it.");
   await expect(owner.page.getByText("You do not own a bundle yet.")).toBeVisible();
   await Promise.all([owner.close(), friend.close(), asker.close()]);
 });
@@ -254,9 +303,50 @@ test("the redeem page's other states: declined there (and after a reload), a lin
   await expect(owner.page.getByRole("main").getByRole("alert")).toHaveCount(0);
   await expect(owner.page.getByRole("button", { name: "Accept" })).toHaveCount(0);
   await checkPage(owner.page, "redeem-declined", { assets: false });
+  // The requester sees the request as declined, on the page as in the API
+  // (docs/rules/permission-requests.md#listing-and-reading), and got a mail saying so
+  // (docs/rules/permission-requests.md#declining-mails-the-requester).
   await asker.page.reload();
-  // A declined request leaves the requester's list, as it leaves the API's
-  // (docs/rules/permission-requests.md#listing-and-reading).
-  await expect(asker.page.getByText("You have not sent a request.")).toBeVisible();
+  const sent = asker.page.getByRole("region", { name: "Requests you sent" });
+  await expect(sent.getByText("You asked Olive Owner")).toBeVisible();
+  await expect(sent.getByText("Declined", { exact: true })).toBeVisible();
+  await expect(sent.getByText(/on .+: nobody was given access/)).toBeVisible();
+  await checkPage(asker.page, "sharing-sent-declined", { assets: false });
+  const api = await asker.page.request.get("/api/bundle_permission_request/", { headers: { Accept: "application/json" } });
+  expect((await api.json()).objects[0]).toMatchObject({ status: "declined", bundle: { name: "Garden plans" } });
+  const declinedMail = await readMailbox(asker.page, rita.email, "Your request for “Garden plans” was declined");
+  expect(declinedMail).toContain(`Olive Owner (user ${olive.id}) declined your request to let you read the bundle “Garden plans”`);
+  expect(declinedMail).not.toContain(olive.email);
+  await checkPage(asker.page, "mailbox-declined", { assets: false });
   await Promise.all([owner.close(), asker.close(), other.close()]);
+});
+
+test("the owner accepts a request on the sharing page, without the mailed link", async ({ browser }) => {
+  const [olive, rita] = await newUsers("Olive Owner", "Rita Requester");
+  const owner = await signedIn(browser, olive);
+  const bundleId = await createBundle(owner.page, "Sketches");
+  const asker = await signedIn(browser, rita);
+  await asker.page.getByLabel("Owner's e-mail").fill(olive.email);
+  await asker.page.getByLabel("Bundle id or link").fill(String(bundleId));
+  await asker.page.getByRole("button", { name: "Send request" }).click();
+  await expect(status(asker.page, "Request sent")).toBeVisible();
+
+  await owner.page.reload();
+  const toYou = owner.page.getByRole("region", { name: "Requests to you" });
+  await expect(toYou.getByText(`Rita Requester (${rita.email}) asks you for access to “Sketches”.`)).toBeVisible();
+  await checkPage(owner.page, "sharing-accept-offered", { assets: false });
+  await toYou.getByRole("button", { name: "Accept the request for Sketches" }).click();
+  await expect(status(owner.page, `Accepted: Rita Requester (${rita.email}) can now read “Sketches”.`)).toBeVisible();
+  await expect(owner.page.getByRole("list", { name: "Who may read Sketches" }).getByText(`Rita Requester (user ${rita.id})`)).toBeVisible();
+  await expect(toYou.getByText("No requests are waiting for you.")).toBeVisible();
+
+  // The requester sees it accepted and can read the bundle; the mailed link says it was accepted.
+  await asker.page.reload();
+  await expect(asker.page.getByRole("region", { name: "Requests you sent" }).getByText("Accepted", { exact: true })).toBeVisible();
+  await expect(asker.page.getByRole("region", { name: "Shared with you" }).getByText("Sketches")).toBeVisible();
+  const link = linkIn(await readMailbox(owner.page, olive.email, "Rita Requester asks you for access to your bundle “Sketches”"), "/redeem?token=");
+  await owner.page.goto(link);
+  await expect(owner.page.getByText("Accepted")).toBeVisible();
+  await expect(owner.page.getByRole("button", { name: "Accept" })).toHaveCount(0);
+  await Promise.all([owner.close(), asker.close()]);
 });

@@ -7,7 +7,7 @@
 // How it runs here: Stryker copies the project into .stryker-tmp/sandbox-*/ and starts one vitest per
 // sandbox in it (the vitest runner forces the threads pool with one worker). vitest.config.ts names the test
 // database after the process id, relative to the working directory, so every sandbox migrates and uses its own
-// SQLite file (.stryker-tmp/sandbox-*/.data/test/run-<pid>.db). TEST_DATABASE_URL is cleared here, before
+// SQLite file (.stryker-tmp/sandbox-*/.test-scratch/run-<pid>.db). TEST_DATABASE_URL is cleared here, before
 // Stryker starts its test runners (they inherit this environment): two sandboxes must never share a database.
 // MUTATION_TEST_DATABASE_URL runs the mutants on PostgreSQL instead (for the code only PostgreSQL reaches,
 // e.g. the one-statement refresh rotation): one database, so one test runner.
@@ -37,7 +37,7 @@ const config = {
     "!src/**/*.test.ts",
   ],
   // Build output, databases and reports are not needed in a sandbox (src/generated/ is: it is the Prisma client).
-  ignorePatterns: [".next", ".data", "reports", "test-results", "playwright-report", "bench-results", ".stryker-tmp*", "stryker.log"],
+  ignorePatterns: [".next", ".data", ".test-scratch", "reports", "test-results", "playwright-report", "bench-results", ".stryker-tmp*", "stryker.log"],
   reporters: ["html", "json", "clear-text", "progress"],
   htmlReporter: { fileName: "reports/mutation/index.html" },
   jsonReporter: { fileName: "reports/mutation/mutation.json" },

@@ -5,8 +5,8 @@
 import Database from "better-sqlite3";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, rmSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
 const started: { child: ChildProcess; files: string[] }[] = [];
@@ -25,12 +25,13 @@ afterEach(async () => {
 
 /** Runs `npm run <script>` on a new database; resolves when `until` is printed or the command ends. */
 function npmRun(script: "dev" | "start", port: number, until: RegExp) {
-  const file = resolve(`.data/test/${script}-${process.pid}-${randomBytes(4).toString("hex")}.db`);
+  const file = join(process.env.TEST_SCRATCH_DIR!, `${script}-${process.pid}-${randomBytes(4).toString("hex")}.db`);
   // NODE_ENV is left out: npm run dev and npm start decide it, as they do for a developer.
   const { NODE_ENV: _testMode, ...inherited } = process.env;
   const env = { ...inherited, DATABASE_URL: `file:${file}`, PORT: String(port), APP_URL: "", AUTH_SECRET: "serve-test-secret-serve-test-secret-0123", NEXT_TELEMETRY_DISABLED: "1" } as unknown as NodeJS.ProcessEnv;
   const child = spawn("npm", ["run", "-s", script], { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  started.push({ child, files: [file] });
+  const demoFile = file.replace(/\.db$/, ".demo.env");
+  started.push({ child, files: [file, demoFile] });
   let output = "";
   const done = new Promise<{ output: string; exited: boolean }>((resolveRun) => {
     const check = () => {
@@ -40,7 +41,7 @@ function npmRun(script: "dev" | "start", port: number, until: RegExp) {
     child.stderr!.on("data", (chunk) => ((output += chunk), check()));
     child.on("exit", () => resolveRun({ output, exited: true }));
   });
-  return { file, done };
+  return { file, demoFile, done };
 }
 
 function readDatabase<T>(file: string, query: (db: Database.Database) => T): T {
@@ -54,10 +55,21 @@ function readDatabase<T>(file: string, query: (db: Database.Database) => T): T {
 
 describe("npm run dev", () => {
   it("migrates a new database and seeds it with the demo users, a client of each grant type and a bundle", async () => {
-    const run = npmRun("dev", 3336, /Demo data created[\s\S]*Try the password grant[\s\S]*\n/);
+    // A developer's own demo file (docs/testing.md#what-npm-test-leaves-alone): as it was before, or still absent.
+    const developersFile = resolve(".data/demo.env");
+    const before = existsSync(developersFile) ? readFileSync(developersFile, "utf8") : null;
+    const run = npmRun("dev", 3336, /Demo data created[\s\S]*Try the device flow[\s\S]*oauth2\/device\/[^\n]*\n/);
     const { output, exited } = await run.done;
     expect(exited, output).toBe(false);
     expect(output).toMatch(/user +alice@example\.com +password \S+/);
+    // What it prints, and the demo file beside its database, name the port it runs on
+    // (docs/rules/operations.md#the-demo-file).
+    expect(output).toContain(`Demo data created, for http://localhost:3336; saved in ${run.demoFile}`);
+    expect(output).toMatch(/npm run example-client -- --client-id=\S+ --client-secret=\S+ --server=http:\/\/localhost:3336\n/);
+    expect(output).toContain("curl -s http://localhost:3336/api/connect/oauth2/token/");
+    expect(output).not.toContain("localhost:3000");
+    expect(readFileSync(run.demoFile, "utf8")).toMatch(/^DEMO_URL='http:\/\/localhost:3336'$/m);
+    expect(existsSync(developersFile) ? readFileSync(developersFile, "utf8") : null).toBe(before);
     const seeded = readDatabase(run.file, (db) => ({
       users: db.prepare(`SELECT email FROM "User" ORDER BY email`).all(),
       clients: db.prepare(`SELECT "grantType", "isPublic", "firstParty" FROM "Client" ORDER BY "grantType"`).all(),

@@ -11,7 +11,10 @@ import { Button, type ButtonVariant } from "./ui";
 type ConfirmDialogProps = {
   /** The button that opens the dialog. */
   label: string;
-  /** Its accessible name when the label alone is ambiguous ("Delete Photo Printer"). */
+  /**
+   * Its accessible name when the label alone is ambiguous ("Delete Photo Printer"): the visible label first,
+   * word for word, then what it acts on (WCAG 2.5.3, docs/rules/pages.md#keyboard-and-assistive-technology).
+   */
   ariaLabel?: string;
   /** The opening button's look; the dialog's own button is red. */
   buttonVariant?: ButtonVariant;

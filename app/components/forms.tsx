@@ -3,10 +3,29 @@
 // Forms that post to a server action and keep what was typed when the answer is an error: the submit is
 // handled here (after the browser checked required fields and formats), errors come back per field and are
 // shown at the field (focus moves to the first one), an error that belongs to no field is shown in the form,
-// and only a success clears the form. What happened is said next to the form (FormOutcome).
+// and only a success clears the form: what was typed, never a choice (a select, a checkbox), which stays as the
+// person left it, so that the next submit does nothing to something they did not pick
+// (docs/rules/pages.md#choices-stay-as-picked). What happened is said next to the form (FormOutcome).
 import { useState, useTransition, type FormEvent } from "react";
 import { useHydrated } from "./hydrated";
 import { Alert } from "./ui";
+
+/** Clears what was typed and keeps every choice (selects, checkboxes, radio buttons) as it is now. */
+export function resetTypedFields(form: HTMLFormElement) {
+  const choices = Array.from(form.elements).flatMap((element) => {
+    if (element instanceof HTMLSelectElement) {
+      const value = element.value;
+      return [() => void (element.value = value)];
+    }
+    if (element instanceof HTMLInputElement && (element.type === "checkbox" || element.type === "radio")) {
+      const checked = element.checked;
+      return [() => void (element.checked = checked)];
+    }
+    return [];
+  });
+  form.reset();
+  for (const restore of choices) restore();
+}
 
 /** What a form's server action answers. */
 export type FormResult = { ok: boolean; message: string; fieldErrors?: Record<string, string> };
@@ -23,7 +42,7 @@ export function useServerForm<R extends FormResult>(action: (form: FormData) => 
       const answer = await action(data);
       setResult(answer);
       if (answer.ok) {
-        if (options.resetOnSuccess !== false) form.reset();
+        if (options.resetOnSuccess !== false) resetTypedFields(form);
         return;
       }
       const first = Object.keys(answer.fieldErrors ?? {})[0];

@@ -6,7 +6,7 @@
 // person and Approve/Deny leads away from the decision.
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useHydrated } from "./hydrated";
 import { SERVICE_NAME } from "@/site";
 import { Logo } from "./logo";
@@ -36,6 +36,19 @@ export function HeaderNav({ email }: { email: string | null }) {
   const [openOn, setOpenOn] = useState<string | null>(null);
   const open = openOn === pathname;
   const hydrated = useHydrated();
+  const menuButton = useRef<HTMLButtonElement>(null);
+  // Escape closes the open menu and puts the focus back on its button
+  // (docs/rules/pages.md#keyboard-and-assistive-technology).
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== "Escape") return;
+      setOpenOn(null);
+      menuButton.current?.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [open]);
 
   if (FLOW_PAGES.some((page) => isCurrent(pathname, page))) {
     return (
@@ -64,6 +77,7 @@ export function HeaderNav({ email }: { email: string | null }) {
           {SERVICE_NAME}
         </Link>
         <button
+          ref={menuButton}
           type="button"
           className="ml-auto inline-flex min-h-10 items-center gap-2 rounded-lg border border-slate-300 px-3 font-semibold md:hidden dark:border-slate-600"
           aria-expanded={open}

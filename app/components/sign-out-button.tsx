@@ -7,7 +7,7 @@ import { useHydrated } from "./hydrated";
 export function SignOutButton() {
   const hydrated = useHydrated();
   return (
-    <button type="button" disabled={!hydrated} className="py-2 font-medium hover:underline" title="Sign out of this browser" onClick={() => signOut({ callbackUrl: "/" })}>
+    <button type="button" disabled={!hydrated} className="py-2 font-medium hover:underline" title="Sign out of this browser" onClick={() => signOut({ callbackUrl: "/?signed_out=1" })}>
       Sign out
     </button>
   );

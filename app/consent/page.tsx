@@ -4,7 +4,7 @@ import { emailConfirmed } from "@/accounts/confirmed";
 import { currentUser } from "@/auth/session";
 import { loadConsentScreen, type ConsentScreen } from "@/consent/consent-screen";
 import { ScopeList } from "../components/scope-list";
-import { Alert, Button, Card, Page } from "../components/ui";
+import { Alert, Button, Card, Page, TextLink } from "../components/ui";
 import { SwitchAccount } from "./switch-account";
 
 export const metadata: Metadata = { title: "Authorize application" };
@@ -46,6 +46,9 @@ export default async function ConsentPage({ searchParams }: { searchParams: Prom
     return (
       <Page title="Request expired" narrow>
         <Alert>This authorization request has expired or is not valid. Go back to the application and start again.</Alert>
+        <p className="text-sm">
+          Next: start again in the application, or see the apps that can use your account under <TextLink href="/settings/apps">Apps</TextLink>.
+        </p>
       </Page>
     );
   }

@@ -28,6 +28,9 @@ export default async function DevicePage({ searchParams }: { searchParams: Searc
         <p className="text-sm">
           You can disconnect it at any time under <TextLink href="/settings/apps">Apps</TextLink>.
         </p>
+        <p className="text-sm">
+          Next: <TextLink href="/device">connect another device</TextLink>.
+        </p>
       </Page>
     );
   }
@@ -35,6 +38,10 @@ export default async function DevicePage({ searchParams }: { searchParams: Searc
     return (
       <Page title="Access denied" narrow>
         <Alert kind="info">You denied access. The device will not get access to your account.</Alert>
+        <p className="text-sm">
+          Next: if that was a mistake, start again on the device and <TextLink href="/device">type its new code here</TextLink>; the apps that
+          can use your account are under <TextLink href="/settings/apps">Apps</TextLink>.
+        </p>
       </Page>
     );
   }
@@ -54,6 +61,7 @@ export default async function DevicePage({ searchParams }: { searchParams: Searc
             label="Code"
             name="user_code"
             required
+            autoFocus
             defaultValue={normalized ? formatUserCode(normalized) : typed}
             placeholder="XXXX-XXXX"
             autoComplete="off"

@@ -1,6 +1,6 @@
 "use client";
 
-import { useState, useTransition } from "react";
+import { useState, useTransition, type ReactNode } from "react";
 import { formatDateTime, type Reader } from "@/format/date-time";
 import type { TokenView } from "@/permission-requests/describe-token";
 import { ConfirmDialog } from "../components/confirm";
@@ -49,6 +49,7 @@ export function RedeemPanel({ token, userEmail, initial, reader }: { token: stri
     setView(status === 204 ? { state: "declined", request, endedAt: new Date().toISOString() } : problem(status, body?.error ?? ""));
   }
 
+  const ended = ((): ReactNode => {
   switch (view.state) {
     case "unknown":
       return (
@@ -105,6 +106,17 @@ export function RedeemPanel({ token, userEmail, initial, reader }: { token: stri
         </Alert>
       );
   }
+  return null;
+  })();
+  // Every ended state offers the next step (docs/rules/pages.md#next-steps).
+  if (view.state !== "pending") {
+    return (
+      <div className="space-y-4">
+        {ended}
+        <NextSteps />
+      </div>
+    );
+  }
   const { request } = view;
   const forThemself = request.requested_by.id === request.user_allowed.id;
   const summary = forThemself
@@ -133,5 +145,14 @@ export function RedeemPanel({ token, userEmail, initial, reader }: { token: stri
         </ConfirmDialog>
       </div>
     </Card>
+  );
+}
+
+/** Where to go from a request that ended: the person's sharing page, where their bundles and requests are. */
+function NextSteps() {
+  return (
+    <p className="text-sm">
+      Next: <TextLink href="/settings/sharing">see your bundles and requests on the Sharing page</TextLink>.
+    </p>
   );
 }

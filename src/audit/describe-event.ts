@@ -1,6 +1,7 @@
 // A security event in words, for the person it concerns (/settings/security,
-// docs/rules/operations.md#audit-log): what happened to their account, which app, and from where. Nothing here
-// is secret: events never hold tokens or passwords.
+// docs/rules/operations.md#audit-log, docs/rules/pages.md#security-activity): what happened to their account,
+// which app, and from where, every event type in words. Nothing here is secret: events never hold tokens or
+// passwords.
 import type { AuditDetail } from "@/audit/events";
 
 export type OwnEvent = { type: string; appName: string | null; detail: AuditDetail };
@@ -49,7 +50,25 @@ export function describeEvent({ type, appName, detail }: OwnEvent): string {
       return "You accepted a permission request.";
     case "permission_request.declined":
       return "You declined a permission request.";
+    case "account.confirmed":
+      return detail.via === "password reset" ? "You confirmed your e-mail address by resetting your password." : "You confirmed your e-mail address.";
+    case "password.reset":
+      return "Your password was changed with a reset link: every session was signed out and every app disconnected.";
+    case "signing_key.rotated":
+      return "The service's signing key was rotated.";
+    case "signing_key.revoked":
+      return "The service's signing key was revoked.";
     default:
-      return type;
+      return `Security event “${type}”.`;
   }
+}
+
+/**
+ * A client address as a person reads it: an IPv4 address that reached an IPv6 socket without its `::ffff:`
+ * prefix, and the machine's own addresses said in words.
+ */
+export function readableAddress(ip: string): string {
+  const plain = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip)?.[1] ?? ip;
+  if (plain === "::1" || /^127\./.test(plain)) return `this computer (${plain})`;
+  return plain;
 }

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import Database from "better-sqlite3";
 import { rmSync } from "node:fs";
-import { resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBundle } from "@/bundles/create-bundle";
 import { idempotencyKey } from "@/email/deliver";
@@ -79,7 +79,7 @@ describe("delivery right after the response", () => {
 
 describe("the sweep each instance runs", () => {
   it("delivers the mail an instance without a provider left in the outbox", async () => {
-    const file = resolve(`.data/test/sweep-${process.pid}-${randomBytes(4).toString("hex")}.db`);
+    const file = join(process.env.TEST_SCRATCH_DIR!, `sweep-${process.pid}-${randomBytes(4).toString("hex")}.db`);
     cleanups.push(() => ["", "-wal", "-shm"].forEach((suffix) => rmSync(file + suffix, { force: true })));
     const env = { DATABASE_URL: `file:${file}` };
     const cli = async (...args: string[]) => {

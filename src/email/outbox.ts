@@ -13,7 +13,7 @@
 import { now } from "@/clock";
 import type { Tx } from "@/db/client";
 
-export type MailKind = "permission_request" | "verify_email" | "signup_attempt" | "reset_password";
+export type MailKind = "permission_request" | "permission_request_declined" | "verify_email" | "signup_attempt" | "reset_password";
 
 export type OutgoingMail = {
   to: string;

@@ -8,7 +8,7 @@ import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 
 const ownDatabase = vi.hoisted(() => {
-  const file = `${process.cwd()}/.data/test/own-outbox-${process.pid}-${Math.random().toString(36).slice(2)}.db`;
+  const file = `${process.env.TEST_SCRATCH_DIR}/own-outbox-${process.pid}-${Math.random().toString(36).slice(2)}.db`;
   process.env.DATABASE_URL = `file:${file}`;
   process.env.RESEND_API_KEY = "re_test_key";
   process.env.MAIL_FROM = "Tests <tests@example.test>";

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 const ownDatabase = vi.hoisted(() => {
-  const file = `${process.cwd()}/.data/test/sweep-${process.pid}-${Math.random().toString(36).slice(2)}.db`;
+  const file = `${process.env.TEST_SCRATCH_DIR}/sweep-${process.pid}-${Math.random().toString(36).slice(2)}.db`;
   process.env.DATABASE_URL = `file:${file}`;
   process.env.RESEND_API_KEY = "re_test_key";
   process.env.MAIL_FROM = "Tests <tests@example.test>";

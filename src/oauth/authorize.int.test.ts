@@ -88,6 +88,26 @@ describe("authorization endpoint: errors that must never redirect", () => {
     expect(res.text).toContain(`<dt>Error</dt><dd>invalid_request</dd><dt>client_id</dt><dd>${s.client.client_id}</dd>`);
   });
 
+  it("shows the redirect_uri received, and the registered ones to the client's owner signed in only (docs/rules/pages.md#error-pages)", async () => {
+    const s = await setup();
+    const wrong = "https://client.example.test/callback/other";
+    const registered = `<dt>Registered (you own this client)</dt><dd>${REDIRECT}</dd>`;
+    for (const cookie of [null, s.cookie]) {
+      const res = await authorize(s, { redirect_uri: wrong }, cookie);
+      expect(res.status).toBe(400);
+      expect(res.text).toContain(`<dt>redirect_uri received</dt><dd>${wrong}</dd>`);
+      expect(res.text).not.toContain(registered);
+      expect(res.text).not.toContain(`<dd>${REDIRECT}</dd>`);
+    }
+    const owner = await authorize(s, { redirect_uri: wrong }, await sessionCookie(s.owner));
+    expect(owner.status).toBe(400);
+    expect(owner.text).toContain(`<dt>redirect_uri received</dt><dd>${wrong}</dd>`);
+    expect(owner.text).toContain(registered);
+    // What was received is escaped like everything the page echoes.
+    const hostile = await authorize(s, { redirect_uri: "https://x.example/<b>" }, null);
+    expect(hostile.text).toContain("<dd>https://x.example/&lt;b&gt;</dd>");
+  });
+
   it("requires redirect_uri for the code flow", async () => {
     const s = await setup();
     const res = await authorize(s, { redirect_uri: null });

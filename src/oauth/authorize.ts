@@ -177,11 +177,23 @@ function metadataDocumentPage(clientId: string, problem: string): Response {
   ]);
 }
 
-function invalidRedirectPage(clientId: string, problem: string): Response {
-  return htmlErrorPage(400, "Invalid redirect URI", `${problem} You cannot be sent back to the application.`, [
+/**
+ * The page for a redirect URI that cannot be used (docs/rules/pages.md#error-pages): what was received, and,
+ * to the client's owner signed in here only, what is registered, so that a developer sees the difference; nobody
+ * else learns a client's registered addresses.
+ */
+async function invalidRedirectPage(request: Request, client: Client, problem: string, received: string[], registered: string[]): Promise<Response> {
+  const facts: [string, string][] = [
     ["Error", "invalid_request"],
-    ["client_id", clientId],
-  ]);
+    ["client_id", client.clientId],
+    ...received.slice(0, 5).map((uri): [string, string] => ["redirect_uri received", uri]),
+  ];
+  const viewer = client.ownerId === null ? null : await sessionUserFromRequest(request);
+  if (viewer && viewer.id === client.ownerId) {
+    if (registered.length === 0) facts.push(["Registered redirect URIs", "none"]);
+    for (const uri of registered.slice(0, 10)) facts.push(["Registered (you own this client)", uri]);
+  }
+  return htmlErrorPage(400, "Invalid redirect URI", `${problem} You cannot be sent back to the application.`, facts);
 }
 
 const BEFORE_REDIRECT = new Set(["client_id", "request_uri", "redirect_uri", "response_type"]);
@@ -274,10 +286,10 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
   const mode: ResponseMode = responseTypeRaw === "token" ? "fragment" : "query";
   let redirectUri: string;
   if (presentedUris.length > 1) {
-    return invalidRedirectPage(client.clientId, "The request names more than one redirect_uri.");
+    return invalidRedirectPage(request, client, "The request names more than one redirect_uri.", presentedUris, registered);
   } else if (presentedUris[0]) {
     const matched = matchRedirectUri(registered, presentedUris[0]);
-    if (!matched) return invalidRedirectPage(client.clientId, "The redirect_uri of this request is not registered for the application.");
+    if (!matched) return invalidRedirectPage(request, client, "The redirect_uri of this request is not registered for the application.", presentedUris, registered);
     redirectUri = matched;
   } else if (responseTypeRaw === "token") {
     // docs/rules/tokens.md#implicit: implicit without redirect_uri goes to the first registered URI, else the
@@ -285,7 +297,7 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
     if (!registered[0]) return redirect(`/?${new URLSearchParams({ error: "unauthorized_client", client: client.name, client_id: client.clientId })}`);
     redirectUri = registered[0];
   } else {
-    return invalidRedirectPage(client.clientId, "The request has no redirect_uri; it is required for this kind of application.");
+    return invalidRedirectPage(request, client, "The request has no redirect_uri; it is required for this kind of application.", [], registered);
   }
 
   const stateValues = query.getAll("state");

@@ -8,9 +8,9 @@
 import { nowMs } from "@/clock";
 import { digest } from "@/secrets";
 import { db } from "@/db/client";
-import { REQUEST_INCLUDE, representPermissionRequest } from "@/permission-requests/represent";
+import { REQUEST_INCLUDE, representPermissionRequest, statusOf, type RequestStatus } from "@/permission-requests/represent";
 
-export type TokenState = "pending" | "redeemed" | "declined" | "withdrawn" | "expired";
+export type TokenState = RequestStatus;
 
 export type TokenView =
   | { state: "unknown" | "not_for_you" }
@@ -22,15 +22,6 @@ export async function describePermissionToken(options: { token: string; viewerId
   if (!row) return { state: "unknown" };
   if (row.userTargetId !== options.viewerId) return { state: "not_for_you" };
   const atMs = nowMs();
-  const state: TokenState =
-    row.status === "redeemed"
-      ? "redeemed"
-      : row.status === "declined"
-        ? "declined"
-        : row.deletedAt
-          ? "withdrawn"
-          : row.expiresAt.getTime() <= atMs
-            ? "expired"
-            : "pending";
+  const state: TokenState = statusOf(row, atMs);
   return { state, request: representPermissionRequest(row, options.viewerId, atMs), endedAt: row.endedAt?.toISOString() ?? null };
 }

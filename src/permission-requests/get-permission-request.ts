@@ -5,10 +5,13 @@ import { REQUEST_INCLUDE, representPermissionRequest, requestParties } from "@/p
 
 export const NO_SUCH_REQUEST = "no such permission request";
 
-/** GET /api/bundle_permission_request/<id>/: a party to the request; anyone else 404, as for a deleted one. */
+/**
+ * GET /api/bundle_permission_request/<id>/ (docs/rules/permission-requests.md#listing-and-reading): a party to
+ * the request, whatever became of it; anyone else 404.
+ */
 export async function getPermissionRequest(options: { id: number; viewerId: number }) {
   const row = await (await db()).permissionRequest.findFirst({
-    where: { AND: [{ id: options.id, deletedAt: null }, requestParties(options.viewerId)] },
+    where: { AND: [{ id: options.id }, requestParties(options.viewerId)] },
     include: REQUEST_INCLUDE,
   });
   if (!row) throw notFound(NO_SUCH_REQUEST);

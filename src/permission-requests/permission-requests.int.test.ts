@@ -396,7 +396,7 @@ describe("the e-mail", () => {
 });
 
 describe("list and detail", () => {
-  it("lists, newest first, the requests where the user is requester, target or allowed user, without deleted ones", async () => {
+  it("lists, newest first, the requests where the user is requester, target or allowed user, withdrawn ones included", async () => {
     const s = await scene();
     const first = await created(s);
     const second = await created(s, { user_allowed: s.requester.user.id });
@@ -416,8 +416,12 @@ describe("list and detail", () => {
     expect(stranger.json).toEqual({ meta: { limit: 20, offset: 0, total_count: 0, next: null, previous: null }, objects: [] });
 
     expect((await call("DELETE", first.resource_uri, { token: s.requester.accessToken })).status).toBe(204);
-    const after = await call("GET", `${LIST}?limit=1`, { token: s.owner.accessToken });
-    expect(after.json).toEqual({ meta: { limit: 1, offset: 0, total_count: 1, next: null, previous: null }, objects: [expect.objectContaining({ id: second.id })] });
+    // A withdrawn request stays in the list, with its status (docs/rules/permission-requests.md#listing-and-reading).
+    const after = await call("GET", `${LIST}?limit=1&offset=1`, { token: s.owner.accessToken });
+    expect(after.json).toEqual({
+      meta: { limit: 1, offset: 1, total_count: 2, next: null, previous: "/api/bundle_permission_request/?limit=1&offset=0" },
+      objects: [expect.objectContaining({ id: first.id, status: "withdrawn" })],
+    });
   });
 
   it("pages, and refuses filtering and sorting with a 400", async () => {
@@ -593,7 +597,7 @@ describe("redeem a token (PUT)", () => {
 });
 
 describe("delete (DELETE on resource_uri)", () => {
-  it("lets the requester withdraw it: 204, hidden, its token 410, and a second delete 404", async () => {
+  it("lets the requester withdraw it: 204, then read and listed as withdrawn, its token 410, and a second delete 404", async () => {
     const s = await scene();
     const body = await created(s);
     const res = await call("DELETE", body.resource_uri, { token: s.requester.accessToken });
@@ -601,8 +605,14 @@ describe("delete (DELETE on resource_uri)", () => {
     expect(res.text).toBe("");
     const row = await (await db()).permissionRequest.findUniqueOrThrow({ where: { id: body.id } });
     expect(row).toMatchObject({ status: "pending", pendingKey: null, deletedAt: expect.any(Date), endedAt: expect.any(Date) });
-    expect((await call("GET", body.resource_uri, { token: s.requester.accessToken })).status).toBe(404);
+    // The requester still sees what became of it (docs/rules/permission-requests.md#listing-and-reading).
+    const read = await call("GET", body.resource_uri, { token: s.requester.accessToken });
+    expect({ status: read.status, state: read.json.status }).toEqual({ status: 200, state: "withdrawn" });
+    const list = await call("GET", LIST, { token: s.requester.accessToken });
+    expect((list.json.objects as { id: number; status: string }[]).map((r) => [r.id, r.status])).toEqual([[body.id, "withdrawn"]]);
     expect((await call("DELETE", body.resource_uri, { token: s.requester.accessToken })).status).toBe(404);
+    // No mail goes out for a withdrawal: the one message is the owner's request.
+    expect(await (await db()).mailMessage.count({ where: { permissionRequestId: body.id } })).toBe(1);
   });
 
   it("makes it declined when the target deletes it", async () => {
@@ -611,6 +621,32 @@ describe("delete (DELETE on resource_uri)", () => {
     expect((await call("DELETE", body.resource_uri, { token: s.owner.accessToken })).status).toBe(204);
     const row = await (await db()).permissionRequest.findUniqueOrThrow({ where: { id: body.id } });
     expect(row).toMatchObject({ status: "declined", pendingKey: null, deletedAt: expect.any(Date) });
+    // Every party reads it as declined, in the list and at its resource_uri.
+    for (const party of [s.requester, s.owner, s.allowed]) {
+      const read = await call("GET", body.resource_uri, { token: party.accessToken });
+      expect({ status: read.status, state: read.json.status }).toEqual({ status: 200, state: "declined" });
+      const list = await call("GET", LIST, { token: party.accessToken });
+      expect((list.json.objects as { id: number; status: string }[]).map((r) => [r.id, r.status])).toEqual([[body.id, "declined"]]);
+    }
+    expect((await call("GET", body.resource_uri, { token: s.stranger.accessToken })).status).toBe(404);
+  });
+
+  it("mails the requester when the target declines, in the transaction of the decline (docs/rules/permission-requests.md#declining-mails-the-requester)", async () => {
+    const s = await scene();
+    const body = await created(s);
+    expect((await call("DELETE", body.resource_uri, { token: s.owner.accessToken })).status).toBe(204);
+    const mails = await (await db()).mailMessage.findMany({ where: { permissionRequestId: body.id, kind: "permission_request_declined" } });
+    expect(mails).toHaveLength(1);
+    const mail = mails[0]!;
+    expect(mail.to).toBe(s.requester.user.email);
+    expect(mail.subject).toBe(`Your request for “${s.bundle.name}” was declined`);
+    // The owner appears by name and user id: the requester does not learn the owner's address.
+    expect(mail.text).toContain(`${s.owner.user.name} (user ${s.owner.user.id}) declined your request`);
+    expect(mail.text).not.toContain(s.owner.user.email);
+    expect(mail.text).toContain("/settings/sharing#requests-you-sent");
+    // A second decline (already ended) writes no second mail.
+    expect((await call("DELETE", body.resource_uri, { token: s.owner.accessToken })).status).toBe(404);
+    expect(await (await db()).mailMessage.count({ where: { permissionRequestId: body.id, kind: "permission_request_declined" } })).toBe(1);
   });
 
   it("refuses the allowed user with 403 and anyone else with 404; needs readwrite", async () => {

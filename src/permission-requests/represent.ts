@@ -21,11 +21,16 @@ export type RequestWithRelations = PermissionRequest & {
   requestedBy: User;
 };
 
-export type RequestStatus = "pending" | "redeemed" | "declined" | "expired";
+export type RequestStatus = "pending" | "redeemed" | "declined" | "withdrawn" | "expired";
 
-/** `expired` is not stored: a pending request whose token has passed its expiry reads as expired. */
-export function statusOf(row: Pick<PermissionRequest, "status" | "expiresAt">, atMs: number): RequestStatus {
+/**
+ * What became of a request (docs/rules/permission-requests.md#the-request-record). `withdrawn` and `expired`
+ * are not stored: a request its requester deleted while pending reads as withdrawn, and a pending one whose
+ * token has passed its expiry as expired.
+ */
+export function statusOf(row: Pick<PermissionRequest, "status" | "expiresAt" | "deletedAt">, atMs: number): RequestStatus {
   if (row.status === "redeemed" || row.status === "declined") return row.status;
+  if (row.deletedAt) return "withdrawn";
   return row.expiresAt.getTime() <= atMs ? "expired" : "pending";
 }
 

@@ -9,10 +9,12 @@ import { forbidden, gone, notFound } from "@/http/errors";
 import { isFirstParty, type Principal } from "@/resource/authenticate";
 import { digest } from "@/secrets";
 import { db, write } from "@/db/client";
-import { endedReason, REQUEST_INCLUDE, representPermissionRequest } from "@/permission-requests/represent";
+import { NO_SUCH_REQUEST } from "@/permission-requests/get-permission-request";
+import { endedReason, REQUEST_INCLUDE, representPermissionRequest, requestParties, type RequestWithRelations } from "@/permission-requests/represent";
 
 const UNKNOWN_TOKEN = "no such permission request token";
 const NOT_TARGET = "only the user asked (user_target) can use this token";
+const THIRD_PARTY = "permission tokens are redeemed on this service's own pages, not by third-party applications";
 
 /** The request a token belongs to, checked for the caller: 404, 403 or 410, else the row. */
 async function usableRequest(token: string, viewerId: number) {
@@ -33,16 +35,36 @@ export async function checkPermissionToken(options: { token: string; viewerId: n
 /**
  * PUT: user_target redeems the token, from the service's own pages or a first-party client only
  * (docs/rules/specification.md#what-the-service-does: a third-party client may start a request but never
- * complete it). The claim is one conditional update, the first statement of the transaction that also creates
- * the bundle permission, so that of any number of concurrent redeems exactly one succeeds and the permission
- * exists exactly when the request is redeemed.
+ * complete it).
  */
 export async function redeemPermissionToken(options: { token: string; principal: Principal }) {
   const { principal } = options;
-  if (!isFirstParty(principal)) {
-    throw forbidden("permission tokens are redeemed on this service's own pages, not by third-party applications");
-  }
-  const row = await usableRequest(options.token, principal.userId);
+  if (!isFirstParty(principal)) throw forbidden(THIRD_PARTY);
+  return redeem(await usableRequest(options.token, principal.userId), principal);
+}
+
+/**
+ * The owner accepts a request by its id on the Sharing page (docs/rules/pages.md#accepting-on-the-sharing-page),
+ * signed in as user_target: the same redeem as the token's, with the same answers, except that anyone who is
+ * not a party to the request gets the 404 of a read (docs/rules/permission-requests.md#listing-and-reading).
+ */
+export async function acceptPermissionRequest(options: { id: number; principal: Principal }) {
+  const { principal } = options;
+  if (!isFirstParty(principal)) throw forbidden(THIRD_PARTY);
+  const row = await (await db()).permissionRequest.findFirst({ where: { AND: [{ id: options.id }, requestParties(principal.userId)] }, include: REQUEST_INCLUDE });
+  if (!row) throw notFound(NO_SUCH_REQUEST);
+  if (row.userTargetId !== principal.userId) throw forbidden(NOT_TARGET);
+  const reason = endedReason(row, nowMs());
+  if (reason) throw gone(reason);
+  return redeem(row, principal);
+}
+
+/**
+ * The claim is one conditional update, the first statement of the transaction that also creates the bundle
+ * permission, so that of any number of concurrent redeems exactly one succeeds and the permission exists
+ * exactly when the request is redeemed.
+ */
+async function redeem(row: RequestWithRelations, principal: Principal) {
   const claim = async () =>
     write(async (tx) => {
       const at = new Date(nowMs());

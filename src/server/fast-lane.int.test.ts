@@ -202,8 +202,7 @@ describe("response headers on the wire", () => {
   let lane: Server;
 
   beforeAll(async () => {
-    mkdirSync(resolve(".data/test"), { recursive: true });
-    appDir = mkdtempSync(resolve(".data/test/headers-"));
+    appDir = mkdtempSync(join(process.env.TEST_SCRATCH_DIR!, "headers-"));
     mkdirSync(join(appDir, "api", "headers"), { recursive: true });
     writeFileSync(
       join(appDir, "api", "headers", "route.ts"),
@@ -273,8 +272,7 @@ describe("after-response work", () => {
   const log: string[] = [];
 
   beforeAll(async () => {
-    mkdirSync(resolve(".data/test"), { recursive: true });
-    appDir = mkdtempSync(resolve(".data/test/after-"));
+    appDir = mkdtempSync(join(process.env.TEST_SCRATCH_DIR!, "after-"));
     mkdirSync(join(appDir, "api", "later"), { recursive: true });
     writeFileSync(
       join(appDir, "api", "later", "route.ts"),
@@ -322,8 +320,7 @@ describe("a client that goes away before its answer", () => {
   const state: { started?: () => void; release?: () => void; settled: string[] } = { settled: [] };
 
   beforeAll(async () => {
-    mkdirSync(resolve(".data/test"), { recursive: true });
-    appDir = mkdtempSync(resolve(".data/test/gone-"));
+    appDir = mkdtempSync(join(process.env.TEST_SCRATCH_DIR!, "gone-"));
     mkdirSync(join(appDir, "api", "slow"), { recursive: true });
     writeFileSync(
       join(appDir, "api", "slow", "route.ts"),

@@ -31,8 +31,7 @@ const FILES: Record<string, string> = {
 };
 
 beforeAll(() => {
-  mkdirSync(resolve(".data/test"), { recursive: true });
-  appDir = mkdtempSync(resolve(".data/test/routes-"));
+  appDir = mkdtempSync(join(process.env.TEST_SCRATCH_DIR!, "routes-"));
   for (const [file, source] of Object.entries(FILES)) {
     mkdirSync(dirname(join(appDir, file)), { recursive: true });
     writeFileSync(join(appDir, file), source);

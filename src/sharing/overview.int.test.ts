@@ -61,7 +61,7 @@ describe("the sharing overview: both sides of an access", () => {
     expect((await sharingOverview(owner.user.id)).allowedInto).toEqual([]);
   });
 
-  it("shows the requester the requests they sent with their status, without withdrawn or declined ones", async () => {
+  it("shows the requester the requests they sent with what became of them, declined and withdrawn ones included", async () => {
     const [owner, requester] = await Promise.all([passwordSession(), passwordSession()]);
     const [first, second, third] = await Promise.all(["One", "Two", "Three"].map((name) => createBundle({ ownerId: owner.user.id, name })));
     const ask = (bundleId: number) =>
@@ -72,7 +72,11 @@ describe("the sharing overview: both sides of an access", () => {
     expect((await call("DELETE", `/api/bundle_permission_request/${declined.json.id}/`, { token: owner.accessToken })).status).toBe(204);
     expect((await call("DELETE", `/api/bundle_permission_request/${withdrawn.json.id}/`, { token: requester.accessToken })).status).toBe(204);
     const view = await sharingOverview(requester.user.id);
-    expect(view.sent.map((request) => ({ id: request.id, bundle: request.bundle.name, status: request.status }))).toEqual([{ id: pending.json.id, bundle: "One", status: "pending" }]);
+    expect(view.sent.map((request) => ({ id: request.id, bundle: request.bundle.name, status: request.status }))).toEqual([
+      { id: withdrawn.json.id, bundle: "Three", status: "withdrawn" },
+      { id: declined.json.id, bundle: "Two", status: "declined" },
+      { id: pending.json.id, bundle: "One", status: "pending" },
+    ]);
     expect((await sharingOverview(owner.user.id)).received.map((request) => request.id)).toEqual([pending.json.id]);
   });
 });

@@ -1,7 +1,7 @@
 // What /settings/sharing shows (docs/rules/pages.md#sharing): the user's bundles with who may read them, the
 // bundles others let the user into, the pending permission requests the user received, and the requests the
-// user sent (pending, accepted or expired; withdrawn and declined ones are deleted and hidden, as in the API's
-// lists). People are shown under the e-mail visibility rule
+// user sent, with what became of each (pending, accepted, declined, withdrawn or expired, as the API's `status`:
+// docs/rules/permission-requests.md#listing-and-reading). People are shown under the e-mail visibility rule
 // (docs/rules/permission-requests.md#who-sees-an-e-mail-address, src/users/email-visibility.ts): the page gets
 // each person's e-mail only where the viewer may see it, so that nothing renders more than the rule allows
 // (letting a user id into your own bundle does not reveal their address).
@@ -31,7 +31,7 @@ export async function sharingOverview(userId: number) {
       include: { bundle: { include: { owner: person } } },
     }),
     client.permissionRequest.findMany({
-      where: { requestedById: userId, deletedAt: null, createdAt: { gt: new Date(atMs - SENT_REQUESTS_DAYS * 24 * 3600 * 1000) } },
+      where: { requestedById: userId, createdAt: { gt: new Date(atMs - SENT_REQUESTS_DAYS * 24 * 3600 * 1000) } },
       orderBy: { id: "desc" },
       take: SENT_REQUESTS_SHOWN,
       include: { bundle: { select: { id: true, name: true } }, userAllowed: person, userTarget: person },
@@ -66,6 +66,7 @@ export async function sharingOverview(userId: number) {
       createdAt: request.createdAt,
       expiresAt: request.expiresAt,
       redeemedAt: request.redeemedAt,
+      endedAt: request.endedAt,
       userTarget: visiblePerson(request.userTarget, userId, permissionRequestContext(request)),
       userAllowed: visiblePerson(request.userAllowed, userId, permissionRequestContext(request)),
     })),

@@ -89,7 +89,7 @@ export function RotateSecret({ clientId, name }: { clientId: string; name: strin
     <div className="space-y-2">
       <ConfirmDialog
         label="Rotate secret"
-        ariaLabel={`Rotate the secret of ${name}`}
+        ariaLabel={`Rotate secret of ${name}`}
         title={`Rotate the secret of ${name}?`}
         confirmLabel="Rotate secret"
         onConfirm={async () => {

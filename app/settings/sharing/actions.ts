@@ -13,6 +13,8 @@ import type { Principal } from "@/resource/authenticate";
 import { ApiError } from "@/http/errors";
 import { ALREADY_PENDING, CANNOT_GRANT, createPermissionRequest } from "@/permission-requests/create-permission-request";
 import { deletePermissionRequest } from "@/permission-requests/delete-permission-request";
+import { acceptPermissionRequest } from "@/permission-requests/use-token";
+import { personLabel } from "@/users/email-visibility";
 import type { FormResult } from "../../components/forms";
 import type { Outcome } from "../../components/status";
 import { inActionContext } from "../action-context";
@@ -55,17 +57,19 @@ export async function letInAction(form: FormData): Promise<FormResult> {
   }
 }
 
+/** The page acts as the signed-in person, as the API does for a session (src/resource/authenticate.ts). */
+const sessionPrincipal = (user: { id: number; name: string; email: string }): Principal => ({
+  userId: user.id,
+  scopes: ["readonly", "readwrite"],
+  clientId: null,
+  via: "session",
+  user: { id: user.id, name: user.name, email: user.email },
+  firstParty: true,
+});
+
 export async function askOwnerAction(form: FormData): Promise<FormResult> {
   const user = await requireUser(PAGE);
-  // The page acts as the signed-in person, as the API does for a session (src/resource/authenticate.ts).
-  const principal: Principal = {
-    userId: user.id,
-    scopes: ["readonly", "readwrite"],
-    clientId: null,
-    via: "session",
-    user: { id: user.id, name: user.name, email: user.email },
-    firstParty: true,
-  };
+  const principal = sessionPrincipal(user);
   const owner = text(form, "user_target").trim();
   try {
     const request = await inActionContext(() =>
@@ -142,4 +146,32 @@ export async function endRequest(form: FormData): Promise<Outcome> {
     revalidatePath(PAGE);
   }
   return { ok: true, message: declining ? `Declined the request for ${bundle}: nobody was given access.` : `Withdrew your request for ${bundle}. Its link no longer works.` };
+}
+
+/**
+ * The owner accepts a request to them (docs/rules/pages.md#accepting-on-the-sharing-page), through the same
+ * redeem as the mailed link's (docs/rules/permission-requests.md#redeeming).
+ */
+export async function acceptRequest(form: FormData): Promise<Outcome> {
+  const user = await requireUser(PAGE);
+  const bundle = quoted(text(form, "bundle_name"));
+  const id = Number(text(form, "request_id"));
+  try {
+    if (!Number.isInteger(id) || id <= 0) throw new ApiError(404, "no such request");
+    const request = await inActionContext(() => acceptPermissionRequest({ id, principal: sessionPrincipal(user) }));
+    const allowed = request.user_allowed;
+    // The representation holds the e-mail only where the owner may see it.
+    const who = personLabel({ id: allowed.id, name: allowed.name, email: allowed.email ?? null });
+    return { ok: true, message: `Accepted: ${who} can now read ${bundle}.` };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 410) {
+      if (/redeemed/.test(error.error)) return { ok: true, message: `This request for ${bundle} was already accepted.` };
+      if (/expired/.test(error.error)) return { ok: false, message: `This request for ${bundle} has expired: nobody was given access.` };
+      return { ok: false, message: `This request for ${bundle} had already ended: it was declined or withdrawn.` };
+    }
+    if (error instanceof ApiError && error.status === 404) return { ok: false, message: `This request for ${bundle} no longer exists: its bundle may have been deleted.` };
+    throw error;
+  } finally {
+    revalidatePath(PAGE);
+  }
 }

@@ -9,7 +9,7 @@ import { pageDateFormatter } from "../../components/reader";
 import { StatusProvider } from "../../components/status";
 import { Card, Page } from "../../components/ui";
 import { requireUser } from "../require-user";
-import { AskOwnerForm, CreateBundleForm, DeleteBundleButton, EndRequestButton, GiveUpButton, LetInForm, RevokeButton } from "./sharing-forms";
+import { AcceptRequestButton, AskOwnerForm, CreateBundleForm, DeleteBundleButton, EndRequestButton, GiveUpButton, LetInForm, RevokeButton } from "./sharing-forms";
 
 export const metadata: Metadata = { title: "Sharing" };
 
@@ -40,7 +40,7 @@ function Section({ id, title, intro, children }: { id: string; title: string; in
 
 const Empty = ({ children }: { children: ReactNode }) => <Card className="text-sm text-slate-700 dark:text-slate-300">{children}</Card>;
 
-const STATUS_WORDS = { pending: "Waiting for an answer", redeemed: "Accepted", declined: "Declined", expired: "Expired" } as const;
+const STATUS_WORDS = { pending: "Waiting for an answer", redeemed: "Accepted", declined: "Declined", withdrawn: "Withdrawn", expired: "Expired" } as const;
 
 export default async function SharingPage() {
   const user = await requireUser("/settings/sharing");
@@ -133,7 +133,7 @@ export default async function SharingPage() {
           ) : null}
         </Section>
 
-        <Section id="requests-to-you" title="Requests to you" intro="People asking you to let someone into one of your bundles. To accept, open the link in the e-mail you received; here you can decline.">
+        <Section id="requests-to-you" title="Requests to you" intro="People asking you to let someone into one of your bundles. Accept here or with the link in the e-mail you received, or decline.">
           {received.length === 0 ? <Empty>No requests are waiting for you.</Empty> : null}
           {received.map((request) => {
             const summary =
@@ -145,7 +145,8 @@ export default async function SharingPage() {
                 <p className="min-w-0 flex-1">
                   {summary} <span className="text-slate-600 dark:text-slate-400">The link works until {format(request.expiresAt)}.</span>
                 </p>
-                <div className="shrink-0">
+                <div className="flex shrink-0 flex-wrap gap-2">
+                  <AcceptRequestButton requestId={request.id} bundleName={request.bundle.name} />
                   <EndRequestButton requestId={request.id} bundleName={request.bundle.name} mode="decline" summary={summary} />
                 </div>
               </Card>
@@ -172,6 +173,8 @@ export default async function SharingPage() {
                     {request.status === "pending" ? ` · until ${format(request.expiresAt)}` : null}
                     {request.status === "redeemed" && request.redeemedAt ? ` · on ${format(request.redeemedAt)}` : null}
                     {request.status === "expired" ? ` · on ${format(request.expiresAt)}` : null}
+                    {request.status === "declined" && request.endedAt ? ` · on ${format(request.endedAt)}: nobody was given access` : null}
+                    {request.status === "withdrawn" && request.endedAt ? ` · by you on ${format(request.endedAt)}` : null}
                   </p>
                 </div>
                 {request.status === "pending" ? (

@@ -2,10 +2,13 @@
 
 // The sharing page's forms (with the labels of docs/rules/pages.md#sharing). Each keeps what was typed when
 // the answer is an error, and shows the error at the field it concerns (components/forms.tsx).
+import { useTransition } from "react";
 import { ConfirmAction } from "../../components/confirm";
 import { FormOutcome, useServerForm } from "../../components/forms";
+import { useHydrated } from "../../components/hydrated";
+import { useAnnounce } from "../../components/status";
 import { Button, Field, SelectField } from "../../components/ui";
-import { askOwnerAction, createBundleAction, deleteBundleAction, endRequest, letInAction, revokeAccess } from "./actions";
+import { acceptRequest, askOwnerAction, createBundleAction, deleteBundleAction, endRequest, letInAction, revokeAccess } from "./actions";
 
 export function CreateBundleForm() {
   const { result, pending, ready, onSubmit, fieldError, formError } = useServerForm(createBundleAction);
@@ -31,7 +34,8 @@ export function LetInForm({ bundles }: { bundles: { id: number; name: string }[]
         Let someone in
       </h3>
       <p className="text-sm text-slate-700 dark:text-slate-300">They can read the bundle at once. They get no e-mail; tell them yourself.</p>
-      <SelectField label="Your bundle" name="bundle" id="let-in-bundle" required error={fieldError("bundle")} disabled={bundles.length === 0}>
+      <SelectField label="Your bundle" name="bundle" id="let-in-bundle" required defaultValue="" error={fieldError("bundle")} disabled={bundles.length === 0}>
+        <option value="">Choose…</option>
         {bundles.map((bundle) => (
           <option key={bundle.id} value={bundle.id}>
             {bundle.name} (id {bundle.id})
@@ -103,7 +107,7 @@ export function GiveUpButton({ permissionId, bundleName, ownerName }: { permissi
       action={revokeAccess}
       fields={{ permission_id: permissionId, bundle_name: bundleName, mode: "give_up" }}
       label="Give up access"
-      ariaLabel={`Give up your access to ${bundleName}`}
+      ariaLabel={`Give up access to ${bundleName}`}
       title={`Give up your access to “${bundleName}”?`}
       confirmLabel="Give up access"
     >
@@ -118,7 +122,7 @@ export function DeleteBundleButton({ bundleId, bundleName, people }: { bundleId:
       action={deleteBundleAction}
       fields={{ bundle_id: bundleId, bundle_name: bundleName }}
       label="Delete bundle"
-      ariaLabel={`Delete the bundle ${bundleName}`}
+      ariaLabel={`Delete bundle ${bundleName}`}
       title={`Delete “${bundleName}”?`}
       confirmLabel="Delete bundle"
     >
@@ -145,5 +149,29 @@ export function EndRequestButton({ requestId, bundleName, mode, summary }: { req
       <p>{summary}</p>
       <p>{decline ? "Nobody gets access, and the link in your e-mail stops working." : "The link in the owner's e-mail stops working."}</p>
     </ConfirmAction>
+  );
+}
+
+/** Accept a request to you, as its mailed link does (docs/rules/pages.md#accepting-on-the-sharing-page). */
+export function AcceptRequestButton({ requestId, bundleName }: { requestId: number; bundleName: string }) {
+  const announce = useAnnounce();
+  const [pending, startTransition] = useTransition();
+  const hydrated = useHydrated();
+  return (
+    <Button
+      type="button"
+      aria-label={`Accept the request for ${bundleName}`}
+      disabled={pending || !hydrated}
+      onClick={() =>
+        startTransition(async () => {
+          const form = new FormData();
+          form.set("request_id", String(requestId));
+          form.set("bundle_name", bundleName);
+          announce(await acceptRequest(form));
+        })
+      }
+    >
+      {pending ? "Accepting…" : "Accept"}
+    </Button>
   );
 }
