@@ -4,6 +4,7 @@
 // /settings/apps listing an approved app before it used a token, the client registration form, and the
 // confirmations of disconnect, rotate and delete.
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { exportJWK, generateKeyPair } from "jose";
 import { CALLBACK, cli, cliAsync, expectAt, newUsers, signInAt, startCallbackServer, type User } from "./helpers";
 import { checkPage, contextOptions, isPhone } from "./page-checks";
 
@@ -142,9 +143,9 @@ test("registering a client: a bad redirect URI keeps the form and is explained a
   await checkPage(tab, "clients-empty");
 
   await tab.getByLabel("Name").fill("My Site");
-  await tab.getByLabel("Redirect URIs").fill("https://ok.example/callback\nhttp://evil.example/callback");
+  await tab.getByLabel("Redirect URIs", { exact: true }).fill("https://ok.example/callback\nhttp://evil.example/callback");
   await tab.getByRole("button", { name: "Register client" }).click();
-  const uris = tab.getByLabel("Redirect URIs");
+  const uris = tab.getByLabel("Redirect URIs", { exact: true });
   await expect(uris).toHaveAccessibleDescription(/Line 2 \(http:\/\/evil\.example\/callback\) must use https \(http only on localhost, 127\.0\.0\.1 or \[::1\]\)\./);
   await expect(uris).toBeFocused();
   await expect(uris).toHaveValue("https://ok.example/callback\nhttp://evil.example/callback");
@@ -194,6 +195,43 @@ test("registering a client: a bad redirect URI keeps the form and is explained a
   await expect(tab.getByRole("heading", { name: "My Script" })).toHaveCount(0);
   expect((await tokenWith(rotated)).status()).toBe(401);
   await context.close();
+});
+
+test("registering a client with sign-out addresses and public keys: the list shows them; a client with keys has no secret to copy or rotate", async ({ page }) => {
+  const [user] = await newUsers("Lou Logout");
+  await signInAt(page, user, "/settings/clients");
+
+  await page.getByLabel("Name").fill("Signs out too");
+  await page.getByLabel("Redirect URIs", { exact: true }).fill("https://rp.example/callback");
+  await page.getByLabel("Post-logout redirect URIs").fill("https://rp.example/signed-out\nhttp://localhost:8000/bye");
+  await page.getByLabel("Back-channel logout URI").fill("https://rp.example/backchannel");
+  await page.getByRole("button", { name: "Register client" }).click();
+  await expect(page.getByTestId("new-client-secret")).toBeVisible();
+  const signedOut = page.getByRole("list", { name: "Post-logout redirect URIs of Signs out too" });
+  await expect(signedOut.getByRole("listitem")).toHaveText(["after sign-out: https://rp.example/signed-out", "after sign-out: http://localhost:8000/bye"]);
+  await expect(page.getByText("back-channel logout: https://rp.example/backchannel")).toBeVisible();
+
+  // An address that may not be registered is explained at its field, and nothing is registered.
+  await page.getByLabel("Name").fill("Bad logout");
+  await page.getByLabel("Redirect URIs", { exact: true }).fill("https://rp.example/callback");
+  await page.getByLabel("Back-channel logout URI").fill("http://rp.example/backchannel");
+  await page.getByRole("button", { name: "Register client" }).click();
+  await expect(page.getByLabel("Back-channel logout URI")).toHaveAccessibleDescription(/Must use https/);
+  await expect(page.getByRole("heading", { name: "Bad logout" })).toHaveCount(0);
+
+  // Public keys: the client signs a JWT (private_key_jwt) and gets no secret.
+  const { publicKey } = await generateKeyPair("ES256");
+  const jwk = { ...(await exportJWK(publicKey)), kid: "e2e-key", alg: "ES256", use: "sig" };
+  await page.getByLabel("Name").fill("Signs a JWT");
+  await page.getByLabel("Redirect URIs", { exact: true }).fill("https://jwt.example/callback");
+  await page.getByLabel("Back-channel logout URI").fill("");
+  await page.getByLabel("Public keys (JWK Set)").fill(JSON.stringify({ keys: [jwk] }));
+  await page.getByRole("button", { name: "Register client" }).click();
+  await expect(page.getByText("It signs a JWT with its keys instead of sending a secret: it has no secret.")).toBeVisible();
+  await expect(page.getByTestId("new-client-secret")).toHaveCount(0);
+  await expect(page.getByText("Signs a JWT with its keys instead of sending a secret (private_key_jwt).")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Rotate secret of Signs a JWT" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Rotate secret of Signs out too" })).toBeVisible();
 });
 
 test("the device pages: sign-in names the app on the device, the code form, a wrong code, the consent, the outcome", async ({ page, request }) => {

@@ -57,7 +57,7 @@ test("a client registered on /settings/clients is never first-party, whatever th
   await expect(page.getByRole("heading", { name: "Your clients" })).toBeVisible();
   await page.getByLabel("Name").fill("Claims To Be Ours");
   await page.getByLabel("Grant type").selectOption("authorization_code");
-  await page.getByLabel("Redirect URIs").fill(CALLBACK);
+  await page.getByLabel("Redirect URIs", { exact: true }).fill(CALLBACK);
   // What a forged form would add, under every name a first-party flag could have.
   await page.locator("form:has(#redirect_uris)").evaluate((form) => {
     for (const [name, value] of [["first_party", "on"], ["firstParty", "true"], ["first-party", "on"], ["firstParty", "on"]]) {

@@ -86,13 +86,14 @@ describe("client:create", () => {
       redirect_uris: ["https://app.example.test/cb", "http://localhost:8000/cb"],
       post_logout_redirect_uris: [],
       backchannel_logout_uri: null,
+      token_endpoint_auth_method: "client_secret_basic",
       public: false,
       first_party: true,
       require_pushed_authorization_requests: false,
       created_at: expect.stringMatching(ISO),
     });
     expect(native).toEqual({ ...code, client_id: native!.client_id, client_secret: null, name: "Native app",
-      redirect_uris: ["http://127.0.0.1/cb"], public: true, first_party: false, created_at: native!.created_at });
+      redirect_uris: ["http://127.0.0.1/cb"], token_endpoint_auth_method: "none", public: true, first_party: false, created_at: native!.created_at });
     expect(implicit).toMatchObject({ name: "Browser app", grant_type: "implicit", client_secret: expect.any(String), public: false, first_party: false });
 
     const rows = await (await db()).client.findMany({ where: { ownerId: owner.id }, orderBy: { id: "asc" } });

@@ -36,6 +36,9 @@ export function representClient(client: Client & { owner: User | null }, viewerI
     redirect_uris: redirectUrisOf(client),
     post_logout_redirect_uris: postLogoutRedirectUrisOf(client),
     backchannel_logout_uri: client.backchannelLogoutUri,
+    // How it authenticates at the token endpoint (RFC 7591 2): none for a public client, private_key_jwt for
+    // one that holds keys (docs/rules/tokens.md#client-assertions), else its secret.
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod ?? (isPublicClient(client) ? "none" : "client_secret_basic"),
     public: client.isPublic,
     first_party: client.firstParty,
     require_pushed_authorization_requests: client.requirePar,

@@ -11,7 +11,7 @@ import { inActionContext } from "../action-context";
 import { formFailure } from "../form-errors";
 import { requireUser } from "../require-user";
 
-export type RegisterResult = FormResult & { client?: { clientId: string; clientSecret: string | null; name: string } };
+export type RegisterResult = FormResult & { client?: { clientId: string; clientSecret: string | null; name: string; signsJwt: boolean } };
 
 const GRANT_WORDS: Record<string, string> = {
   authorization_code: "an authorization code",
@@ -34,12 +34,34 @@ export async function registerClient(form: FormData): Promise<RegisterResult> {
   const typed = typedUris(String(form.get("redirect_uris") ?? ""));
   const grantType = String(form.get("grant_type") ?? "");
   const uris = typed.map((entry) => entry.uri);
+  const postLogoutRedirectUris = typedUris(String(form.get("post_logout_redirect_uris") ?? "")).map((entry) => entry.uri);
+  const backchannelLogoutUri = String(form.get("backchannel_logout_uri") ?? "").trim() || null;
+  const jwksText = String(form.get("jwks") ?? "").trim();
+  let jwks: unknown;
+  if (jwksText) {
+    try {
+      jwks = JSON.parse(jwksText);
+    } catch {
+      const message = 'Paste a JWK Set as JSON: {"keys": [...]}.';
+      return { ok: false, message, fieldErrors: { jwks: message } };
+    }
+  }
   try {
-    const client = await createClient({ ownerId: user.id, name: String(form.get("name") ?? ""), grantType: grantType as GrantType, redirectUris: uris, isPublic: form.get("public") === "on" });
+    const client = await createClient({
+      ownerId: user.id,
+      name: String(form.get("name") ?? ""),
+      grantType: grantType as GrantType,
+      redirectUris: uris,
+      isPublic: form.get("public") === "on",
+      postLogoutRedirectUris,
+      backchannelLogoutUri,
+      ...(jwks === undefined ? {} : { jwks }),
+    });
     revalidatePath("/settings/clients");
-    return { ok: true, message: `Registered ${client.name}.`, client: { clientId: client.client_id, clientSecret: client.client_secret, name: client.name } };
+    return { ok: true, message: `Registered ${client.name}.`, client: { clientId: client.client_id, clientSecret: client.client_secret, name: client.name, signsJwt: jwks !== undefined } };
   } catch (error) {
-    return formFailure(error, { name: "name", grantType: "grant_type", redirect_uris: "redirect_uris", public: "public" }, (field, message, apiError) => {
+    const fields = { name: "name", grantType: "grant_type", redirect_uris: "redirect_uris", public: "public", post_logout_redirect_uris: "post_logout_redirect_uris", backchannel_logout_uri: "backchannel_logout_uri", jwks: "jwks" };
+    return formFailure(error, fields, (field, message, apiError) => {
       const kind = GRANT_WORDS[grantType] ?? "this";
       if (field === "redirect_uris") {
         // "redirect_uris.2: must use https": the third distinct URI; say which line it is on.

@@ -44,6 +44,32 @@ export function RegisterClientForm() {
         hint="One per line. https only, or http on localhost, 127.0.0.1 or [::1]. Only for authorization code and implicit clients."
         error={fieldError("redirect_uris")}
       />
+      <TextAreaField
+        label="Post-logout redirect URIs"
+        name="post_logout_redirect_uris"
+        rows={2}
+        className="font-mono text-sm"
+        spellCheck={false}
+        hint="Optional. One per line: where the sign-out endpoint may send people back after signing out (matched exactly). Authorization code and implicit clients."
+        error={fieldError("post_logout_redirect_uris")}
+      />
+      <Field
+        label="Back-channel logout URI"
+        name="backchannel_logout_uri"
+        className="font-mono text-sm"
+        spellCheck={false}
+        hint="Optional. Where logout tokens are posted when someone who signed in to the app signs out here. Authorization code clients."
+        error={fieldError("backchannel_logout_uri")}
+      />
+      <TextAreaField
+        label="Public keys (JWK Set)"
+        name="jwks"
+        rows={3}
+        className="font-mono text-sm"
+        spellCheck={false}
+        hint='Optional, for a client that signs a JWT instead of sending a secret (private_key_jwt): {"keys": [...]}, public keys only. The client then gets no secret.'
+        error={fieldError("jwks")}
+      />
       <div className="space-y-1">
         <div className="flex items-center gap-2">
           <input id="public" name="public" type="checkbox" className="h-4 w-4" aria-invalid={fieldError("public") ? true : undefined} aria-describedby={fieldError("public") ? "public-error" : undefined} />
@@ -64,7 +90,7 @@ export function RegisterClientForm() {
       {registered ? (
         <Alert kind="success">
           <p className="font-semibold">Registered {registered.name}.</p>
-          <p className="mt-1">{registered.clientSecret ? "Copy the secret now: it will not be shown again." : "A public client has no secret."}</p>
+          <p className="mt-1">{registered.clientSecret ? "Copy the secret now: it will not be shown again." : registered.signsJwt ? "It signs a JWT with its keys instead of sending a secret: it has no secret." : "A public client has no secret."}</p>
           <dl className="mt-3 space-y-2">
             <Copyable label="client_id" value={registered.clientId} testId="new-client-id" />
             {registered.clientSecret ? <Copyable label="client_secret" value={registered.clientSecret} testId="new-client-secret" /> : null}

@@ -47,9 +47,22 @@ export default async function ClientsPage() {
                         ))}
                       </ul>
                     ) : null}
+                    {client.post_logout_redirect_uris.length ? (
+                      <ul className="font-mono text-xs break-all text-slate-600 dark:text-slate-400" aria-label={`Post-logout redirect URIs of ${client.name}`}>
+                        {client.post_logout_redirect_uris.map((uri) => (
+                          <li key={uri}>after sign-out: {uri}</li>
+                        ))}
+                      </ul>
+                    ) : null}
+                    {client.backchannel_logout_uri ? (
+                      <p className="font-mono text-xs break-all text-slate-600 dark:text-slate-400">back-channel logout: {client.backchannel_logout_uri}</p>
+                    ) : null}
+                    {client.token_endpoint_auth_method === "private_key_jwt" ? (
+                      <p className="text-sm text-slate-600 dark:text-slate-400">Signs a JWT with its keys instead of sending a secret (private_key_jwt).</p>
+                    ) : null}
                   </div>
                   <div className="flex flex-wrap items-start gap-3">
-                    {!client.public ? <RotateSecret clientId={client.client_id} name={client.name} /> : null}
+                    {!client.public && client.token_endpoint_auth_method !== "private_key_jwt" ? <RotateSecret clientId={client.client_id} name={client.name} /> : null}
                     <DeleteClient clientId={client.client_id} name={client.name} />
                   </div>
                 </Card>
