@@ -217,7 +217,7 @@ describe("tokens:prune", () => {
     await write((tx) => tx.accessToken.update({ where: { digest: digest(session.accessToken) }, data: { expiresAt: ago(2 * DAY) } }));
 
     const out = (await cliJson("tokens:prune")) as Record<string, number>;
-    expect(Object.keys(out)).toEqual(["access_tokens", "refresh_tokens", "authorization_codes", "grants", "failed_attempts", "permission_requests", "device_authorizations", "account_tokens", "mail_messages", "dpop_proofs", "client_assertions", "pushed_requests", "registration_tokens", "audit_events"]);
+    expect(Object.keys(out)).toEqual(["access_tokens", "refresh_tokens", "authorization_codes", "grants", "failed_attempts", "permission_requests", "device_authorizations", "account_tokens", "mail_messages", "dpop_proofs", "client_assertions", "session_clients", "logout_deliveries", "pushed_requests", "registration_tokens", "audit_events"]);
     for (const count of Object.values(out)) expect(Number.isInteger(count) && count >= 0).toBe(true);
     expect(out.access_tokens).toBeGreaterThanOrEqual(1);
 

@@ -9,7 +9,10 @@
 // goes 30 days after it was written. DPoP proofs' jti rows once their proof could no longer pass the iat check
 // (RFC 9449 11.1: a replay is refused by iat from then on), and client assertions' jti rows once the assertion
 // expired (docs/rules/tokens.md#client-assertions: a replay is refused by exp from then on); pushed authorization requests and initial access
-// tokens a day after they expired.
+// tokens a day after they expired. Back-channel logout (docs/rules/openid-connect.md#back-channel-logout): a
+// browser session's record of the clients it signed in to, a day after the session ended (a session that has
+// not ended may still be in use, however old); a logout token's queue row 30 days after it was written, once
+// it was sent or failed for good (a row still pending or being sent is left to the sweep).
 //
 // What is NOT removed: a refresh token that was used but has not expired. A second presentation of it must
 // still be recognised as a reuse and revoke its grant (docs/rules/tokens.md#refresh, RFC 9700 4.14.2);
@@ -34,6 +37,8 @@ export type PruneCounts = {
   mail_messages: number;
   dpop_proofs: number;
   client_assertions: number;
+  session_clients: number;
+  logout_deliveries: number;
   pushed_requests: number;
   registration_tokens: number;
   audit_events: number;
@@ -102,6 +107,10 @@ export async function pruneTokens(): Promise<PruneCounts> {
   const proofs = await write((tx) => tx.dpopProof.deleteMany({ where: { expiresAt: { lt: new Date(at) } } }));
   // Client assertions' jti (docs/rules/tokens.md#client-assertions), once the assertion has expired.
   const assertions = await write((tx) => tx.clientAssertion.deleteMany({ where: { expiresAt: { lt: new Date(at) } } }));
+  const sessionClients = await write((tx) => tx.sessionClient.deleteMany({ where: { endedAt: { lt: tokenCutoff } } }));
+  const logoutDeliveries = await write((tx) =>
+    tx.logoutDelivery.deleteMany({ where: { status: { in: ["sent", "failed"] }, createdAt: { lt: requestCutoff } } }),
+  );
   const pushed = await write((tx) => tx.pushedAuthorizationRequest.deleteMany({ where: { expiresAt: { lt: tokenCutoff } } }));
   const registrationTokens = await write((tx) => tx.registrationToken.deleteMany({ where: { expiresAt: { lt: tokenCutoff } } }));
   const auditEvents = await write((tx) => tx.auditEvent.deleteMany({ where: { at: { lt: new Date(at - AUDIT_EVENT_KEEP_MS) } } }));
@@ -118,6 +127,8 @@ export async function pruneTokens(): Promise<PruneCounts> {
     mail_messages: requests.mails + accountTokens.mails + unlinkedMail.count,
     dpop_proofs: proofs.count,
     client_assertions: assertions.count,
+    session_clients: sessionClients.count,
+    logout_deliveries: logoutDeliveries.count,
     pushed_requests: pushed.count,
     registration_tokens: registrationTokens.count,
     audit_events: auditEvents.count,
