@@ -160,8 +160,10 @@ describe("the tools, as the token's user", () => {
     const withdrawn = await tool(client, "withdraw_permission_request", { id: record.id });
     expect(withdrawn.structuredContent).toEqual({ id: record.id, withdrawn: true });
     expect((await (await db()).permissionRequest.findUniqueOrThrow({ where: { id: record.id } })).deletedAt).not.toBeNull();
+    // The requester keeps seeing what became of it (docs/rules/permission-requests.md#listing-and-reading).
     const after = await tool(client, "list_permission_requests");
-    expect((after.structuredContent as { objects: Array<{ id: number }> }).objects.map((o) => o.id)).not.toContain(record.id);
+    const listedAfter = (after.structuredContent as { objects: Array<{ id: number; status: string }> }).objects;
+    expect(listedAfter.find((o) => o.id === record.id)?.status).toBe("withdrawn");
   });
 
   it("list_shared_with_me lists the permissions that let the user into others' bundles, not those the user granted", async () => {
