@@ -135,7 +135,7 @@ describe("request objects", () => {
     expect(ours.text).toContain("invalid_request_uri");
   });
 
-  it("checks client and redirect URI first; a signed-out visitor gets the error page naming the error, not a redirect", async () => {
+  it("checks client and redirect URI first; then redirects a signed-out visitor too, as prompt=none's login_required", async () => {
     const s = await setup();
     const badRedirect = params(s, [["request", "x.y.z"]]);
     badRedirect.set("redirect_uri", "https://evil.example.test/cb");
@@ -143,8 +143,11 @@ describe("request objects", () => {
     expect(refused.status).toBe(400);
     expect(refused.headers.get("location")).toBeNull();
     const signedOut = await get(params(s, [["request", "x.y.z"]]), null);
-    expect(signedOut.status).toBe(400);
-    expect(signedOut.text).toContain("request_not_supported");
+    expect(signedOut.status).toBe(302);
+    expect(Object.fromEntries(location(signedOut).searchParams)).toMatchObject({ error: "request_not_supported", iss: ISS });
+    const signedOutUri = await get(params(s, [["request_uri", "https://rp.example.test/request.jwt"]]), null);
+    expect(signedOutUri.status).toBe(302);
+    expect(location(signedOutUri).searchParams.get("error")).toBe("request_uri_not_supported");
   });
 
   it("refuses a pushed request object (400 request_not_supported) and says so in discovery", async () => {

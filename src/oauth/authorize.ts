@@ -306,7 +306,9 @@ export async function handleAuthorizationRequest(request: Request): Promise<Resp
   try {
     const refused = controlCharacterField(url.searchParams);
     if (refused !== null) throw new OAuthError("invalid_request", {}, controlCharacterMessage(refused));
-    if (unsupported !== null) throw new OAuthError(unsupported);
+    // Redirected whoever asks, signed in or not, like prompt=none's login_required: the client learns at once
+    // that this server takes no request objects (docs/rules/openid-connect.md#request-objects).
+    if (unsupported !== null) return errorRedirect(target, unsupported);
     const validated = await validateAuthorizationRequest(query, client, target);
     const { prompt, maxAge: _maxAge, ...fields } = validated;
     // prompt=none never shows a page (OpenID Connect Core 3.1.2.6): it answers with an error instead.
