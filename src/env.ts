@@ -57,6 +57,7 @@ const ZRawEnv = z.object({
       return url.protocol === "http:" && ["127.0.0.1", "[::1]", "localhost"].includes(url.hostname) && url.port !== "" && url.origin === value;
     }, "must be an http loopback origin with a port, e.g. http://127.0.0.1:8123 (tests and development only)"),
   ),
+  BACKCHANNEL_LOGOUT_PRIVATE_ADDRESSES: optional(z.enum(["on", "off"], { error: "must be on or off" })),
   HASH_QUEUE: optional(z.coerce.number({ error: "must be a positive integer" }).int("must be a positive integer").min(1, "must be a positive integer").max(1_000_000, "must be at most 1000000")),
 });
 
@@ -98,6 +99,11 @@ export type Env = {
   clientIdMetadata: boolean;
   /** CLIENT_ID_METADATA_INSECURE_ORIGIN: the one http loopback origin documents may come from (tests and development only), or null. */
   clientIdMetadataInsecureOrigin: string | null;
+  /**
+   * BACKCHANNEL_LOGOUT_PRIVATE_ADDRESSES: whether logout tokens may be sent to loopback and private addresses
+   * (default: only outside production; docs/rules/openid-connect.md#back-channel-logout).
+   */
+  backchannelLogoutPrivateAddresses: boolean;
   /** Password hashes that may wait for a hashing slot (HASH_QUEUE); null: about two seconds of hashing, as measured (src/users/passwords.ts). */
   hashQueue: number | null;
 };
@@ -166,6 +172,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     hashQueue: raw.HASH_QUEUE ?? null,
     clientIdMetadata: raw.CLIENT_ID_METADATA !== "off",
     clientIdMetadataInsecureOrigin: raw.CLIENT_ID_METADATA_INSECURE_ORIGIN ?? null,
+    backchannelLogoutPrivateAddresses: (raw.BACKCHANNEL_LOGOUT_PRIVATE_ADDRESSES ?? (nodeEnv === "production" ? "off" : "on")) === "on",
   };
 }
 

@@ -2,20 +2,14 @@
 // docs/rules/tokens.md#client-id-metadata-documents). The rules, each checked on every fetch:
 // - https only; the one exception is the origin CLIENT_ID_METADATA_INSECURE_ORIGIN names (tests and
 //   development: an http loopback origin), and only that exact origin.
-// - The host is resolved here, every address it resolves to must be public (src/client-metadata-documents/
-//   public-address.ts), and the connection is made to exactly the address that was checked (the request goes
-//   to that IP, with the name as Host and TLS server name), so that nothing can resolve the name again to
-//   another address between the check and the connection. An IP literal is checked the same way.
+// - The host is resolved here, every address it resolves to must be public, and the connection is made to
+//   exactly the address that was checked (src/outbound/pinned-request.ts). An IP literal is checked the same way.
 // - No redirects: any answer but 200 is refused, a 3xx included. The body must be JSON (application/json or
 //   a +json type) of at most 64 KiB, and the whole fetch (resolution, connection, answer, body) must be done
 //   within 5 seconds.
 // - How long the document may be used: its Cache-Control max-age, within 5 minutes and 24 hours (no-store,
 //   no-cache or no max-age: 5 minutes).
-import { lookup } from "node:dns/promises";
-import http from "node:http";
-import https from "node:https";
-import { isIP } from "node:net";
-import { isPublicAddress } from "@/client-metadata-documents/public-address";
+import { checkedAddress, OutboundAddressError, pinnedRequest } from "@/outbound/pinned-request";
 
 export const FETCH_TIMEOUT_MS = 5000;
 export const MAX_DOCUMENT_BYTES = 64 * 1024;
@@ -36,28 +30,6 @@ export function cacheSeconds(cacheControl: string | undefined): number {
   const maxAge = directives.map((directive) => /^max-age\s*=\s*"?(\d{1,12})"?$/.exec(directive)).find((match) => match !== null);
   const seconds = maxAge ? Number(maxAge[1]) : MIN_CACHE_SECONDS;
   return Math.min(MAX_CACHE_SECONDS, Math.max(MIN_CACHE_SECONDS, seconds));
-}
-
-/** The one address to connect to, after every address of the host passed the check. */
-async function checkedAddress(url: URL, insecure: boolean): Promise<{ address: string; family: number }> {
-  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  let addresses: Array<{ address: string; family: number }>;
-  if (isIP(host)) {
-    addresses = [{ address: host, family: isIP(host) }];
-  } else {
-    try {
-      addresses = await lookup(host, { all: true, verbatim: true });
-    } catch {
-      throw new MetadataDocumentError(`${url.host} does not resolve`);
-    }
-  }
-  if (addresses.length === 0) throw new MetadataDocumentError(`${url.host} does not resolve`);
-  if (!insecure) {
-    for (const { address } of addresses) {
-      if (!isPublicAddress(address)) throw new MetadataDocumentError(`${url.host} resolves to a non-public address (${address})`);
-    }
-  }
-  return addresses[0]!;
 }
 
 function withDeadline<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -85,26 +57,19 @@ export function fetchMetadataDocument(url: URL, insecureOrigin: string | null): 
   const insecure = insecureOrigin !== null && url.protocol === "http:" && url.origin === insecureOrigin;
   if (url.protocol !== "https:" && !insecure) return Promise.reject(new MetadataDocumentError("must be fetched over https"));
   return withDeadline(async (signal) => {
-    const { address, family } = await checkedAddress(url, insecure);
+    let target;
+    try {
+      target = await checkedAddress(url, insecure);
+    } catch (error) {
+      throw error instanceof OutboundAddressError ? new MetadataDocumentError(error.message) : error;
+    }
     if (signal.aborted) throw new MetadataDocumentError("fetch abandoned");
-    const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-    const options: https.RequestOptions = {
-      host: address,
-      family,
-      port: url.port || (insecure ? 80 : 443),
-      path: url.pathname + url.search,
-      method: "GET",
-      headers: { host: url.host, accept: "application/json" },
-      agent: false,
-      signal,
-      ...(isIP(host) ? {} : { servername: host }),
-    };
     return await new Promise<FetchedDocument>((resolve, reject) => {
       const fail = (message: string) => {
         request.destroy();
         reject(new MetadataDocumentError(message));
       };
-      const request = (insecure ? http : https).request(options, (response) => {
+      const request = pinnedRequest(url, target, { method: "GET", headers: { accept: "application/json" }, signal }, (response) => {
         const status = response.statusCode ?? 0;
         if (status !== 200) return fail(status >= 300 && status < 400 ? `answered ${status}: redirects are not followed` : `answered ${status}, not 200`);
         if (!JSON_TYPE.test(response.headers["content-type"] ?? "")) return fail("answered a body that is not JSON (Content-Type)");

@@ -5,14 +5,18 @@
 // so that two instances, the sweep and `logout:deliver` never send it twice. The token is signed at each
 // attempt (same jti) and POSTed to the client's backchannel_logout_uri as application/x-www-form-urlencoded
 // `logout_token`; a 2xx answer is success (2.8: 200 or 204). Anything else, no answer within SEND_TIMEOUT_MS, or
-// a redirect (never followed: the registered address is the only one told) fails the attempt, retried after
+// a redirect (never followed: the registered address is the only one told), or an address that is not public
+// (loopback, private, link-local...: refused before any connection unless BACKCHANNEL_LOGOUT_PRIVATE_ADDRESSES
+// is on, so that a client cannot aim the server at its own network) fails the attempt, retried after
 // 30 seconds, then 1, 2, 4, ... minutes, at most 30 minutes apart; after MAX_ATTEMPTS it stays failed.
 // A sign-out never waits for any of this: delivery runs after the response (src/logout/deliver-soon.ts), and
 // the sweep (src/logout/sweep.ts) picks up what that misses.
 import { now, nowMs } from "@/clock";
 import { db, write } from "@/db/client";
+import { env } from "@/env";
 import { log, redact } from "@/observability/log";
 import { signLogoutToken } from "@/logout/logout-token";
+import { checkedAddress, pinnedRequest } from "@/outbound/pinned-request";
 
 export const MAX_ATTEMPTS = 10;
 export const BASE_BACKOFF_MS = 30_000;
@@ -46,17 +50,29 @@ async function claim(id: number): Promise<Date | null> {
   return claimed.count === 1 ? at : null;
 }
 
-/** One POST to the receiver; throws unless it answers 2xx. */
+/**
+ * One POST to the receiver, over a connection to an address checked first (src/outbound/pinned-request.ts:
+ * public only, unless BACKCHANNEL_LOGOUT_PRIVATE_ADDRESSES is on); throws unless it answers 2xx.
+ */
 async function post(uri: string, logoutToken: string): Promise<void> {
-  const response = await fetch(uri, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
-    body: new URLSearchParams({ logout_token: logoutToken }).toString(),
-    redirect: "manual",
-    signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+  const url = new URL(uri);
+  const signal = AbortSignal.timeout(SEND_TIMEOUT_MS);
+  const target = await checkedAddress(url, env().backchannelLogoutPrivateAddresses);
+  const body = new URLSearchParams({ logout_token: logoutToken }).toString();
+  const status = await new Promise<number>((resolve, reject) => {
+    const request = pinnedRequest(
+      url,
+      target,
+      { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json", "content-length": String(Buffer.byteLength(body)) }, signal },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
   });
-  await response.body?.cancel().catch(() => undefined);
-  if (response.status < 200 || response.status > 299) throw new Error(`the receiver answered ${response.status}`);
+  if (status < 200 || status > 299) throw new Error(`the receiver answered ${status}`);
 }
 
 async function attempt(id: number, result: LogoutDeliveryResult): Promise<void> {

@@ -756,7 +756,7 @@ describe("logout", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
-    return { uri: `http://127.0.0.1:${port}/backchannel`, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+    return { uri: `http://127.0.0.1:${port}/backchannel`, received, server, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
   }
 
   /** A person signed in to one browser session (sid known), and a code client registered for logout. */
@@ -920,6 +920,36 @@ describe("logout", () => {
       expect(payload).not.toHaveProperty("nonce");
       expect(decodeJwt(first.logoutToken).jti).toBe(row.jti);
     } finally {
+      await receiver.close();
+    }
+  });
+
+  it("a logout token is never sent to a loopback or private address unless BACKCHANNEL_LOGOUT_PRIVATE_ADDRESSES is on: refused before connecting", async () => {
+    const receiver = await startReceiver();
+    let connections = 0;
+    receiver.server.on("connection", () => connections++);
+    const saved = setEnvForTests({ backchannelLogoutPrivateAddresses: false });
+    try {
+      const s = await signedIn({ backchannelLogoutUri: receiver.uri });
+      const tokens = await tokensFor(s, { scope: "openid" });
+      expect((await logout({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: SIGNED_OUT }, s.cookie)).status).toBe(302);
+      const row = await (await db()).logoutDelivery.findFirstOrThrow({ where: { sid: s.sid } });
+      // The first attempt ran right after the response, as in the test above, and connected to nothing.
+      expect(await (await db()).logoutDelivery.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({
+        status: "pending",
+        attempts: 1,
+        lastError: expect.stringContaining("resolves to a non-public address (127.0.0.1)"),
+      });
+      expect(connections).toBe(0);
+      expect(receiver.received).toHaveLength(0);
+
+      // Allowed (the default outside production): the same token arrives.
+      setEnvForTests({ backchannelLogoutPrivateAddresses: true });
+      advanceClock(31_000);
+      expect(await deliverLogoutsDue({ ids: [row.id] })).toMatchObject({ sent: 1 });
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      setEnvForTests(saved);
       await receiver.close();
     }
   });

@@ -1,4 +1,5 @@
-// Which addresses a client ID metadata document may be fetched from (docs/rules/tokens.md#client-id-metadata-documents):
+// Which addresses the server may send a request to on a client's word: a client ID metadata document
+// (docs/rules/tokens.md#client-id-metadata-documents) and a logout token (docs/rules/openid-connect.md#back-channel-logout):
 // public unicast only. Loopback, private (10/8, 172.16/12, 192.168/16), link-local (169.254/16, fe80::/10),
 // unique local (fc00::/7), carrier-grade NAT, multicast, unspecified, documentation, benchmarking and every
 // other special-purpose range are refused; an IPv4-mapped IPv6 address is judged as the IPv4 address it

@@ -1,6 +1,7 @@
-// Which addresses a client ID metadata document may come from (docs/rules/tokens.md#client-id-metadata-documents).
+// Which addresses the server sends requests to on a client's word (docs/rules/tokens.md#client-id-metadata-documents,
+// docs/rules/openid-connect.md#back-channel-logout).
 import { describe, expect, it } from "vitest";
-import { isPublicAddress } from "@/client-metadata-documents/public-address";
+import { isPublicAddress } from "@/outbound/public-address";
 
 describe("isPublicAddress", () => {
   it.each(["93.184.215.14", "8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "2a00:1450:4001:80b::200e"])("accepts the public address %s", (address) => {
