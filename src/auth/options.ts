@@ -14,7 +14,7 @@ import { nowMs } from "@/clock";
 import { env } from "@/env";
 import { clientAddressFromForwarded } from "@/http/client-address";
 import { ServiceBusy } from "@/http/errors";
-import { SIGN_IN_BUSY, SIGN_IN_RATE_LIMITED } from "@/auth/sign-in-status";
+import { noteSignInRetryAfter, SIGN_IN_BUSY, SIGN_IN_RATE_LIMITED } from "@/auth/sign-in-status";
 import { hasControlCharacter } from "@/http/input-text";
 import { signInWithPassword } from "@/users/sign-in";
 import { randomSecret } from "@/secrets";
@@ -61,7 +61,10 @@ export function authOptions(): NextAuthOptions {
             throw error;
           }
           if (!result.ok) {
-            if (result.reason === "rate_limited") throw new Error(SIGN_IN_RATE_LIMITED);
+            if (result.reason === "rate_limited") {
+              noteSignInRetryAfter(result.retryAfterSeconds);
+              throw new Error(SIGN_IN_RATE_LIMITED);
+            }
             return null;
           }
           const { user } = result;

@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { until } from "@/testing/until";
 import { signInMessage } from "../../app/login/messages";
 import { authOptions } from "@/auth/options";
-import { SIGN_IN_BUSY, withSignInStatus } from "@/auth/sign-in-status";
+import { answerSignIn, SIGN_IN_BUSY, SIGN_IN_RATE_LIMITED, withSignInStatus } from "@/auth/sign-in-status";
+import { SIGNIN_LIMIT_PER_EMAIL_AND_ADDRESS } from "@/users/sign-in";
 import { env, setEnvForTests, type Env } from "@/env";
 import { hashingLoad } from "@/users/passwords";
 import { makeUser, uniqueEmail } from "@/testing/factories";
@@ -109,6 +110,24 @@ describe("the sign-in route's status for a refused sign-in", () => {
     expect(busy.headers.getSetCookie()).toEqual(["a=1; Path=/", "b=2; Path=/"]);
     const limited = await withSignInStatus(post(), refused("rate_limited"));
     expect({ status: limited.status, retryAfter: limited.headers.get("retry-after") }).toEqual({ status: 429, retryAfter: null });
+  });
+
+  it("429 for a sign-in limit says in Retry-After when the limit has room again, as authorize() learnt it for this request", async () => {
+    const user = await makeUser();
+    const headers = { "x-forwarded-for": "198.51.100.8" };
+    for (let i = 0; i < SIGNIN_LIMIT_PER_EMAIL_AND_ADDRESS.max; i++) expect(await authorize({ email: user.email, password: `wrong ${i}` }, { headers })).toBeNull();
+    // As the route runs next-auth: authorize() inside, its refusal turned into next-auth's 401 answer.
+    const limited = await answerSignIn(post(), async () => {
+      await expect(authorize({ email: user.email, password: user.password }, { headers })).rejects.toThrow(SIGN_IN_RATE_LIMITED);
+      return refused(SIGN_IN_RATE_LIMITED);
+    });
+    expect(limited.status).toBe(429);
+    const seconds = Number(limited.headers.get("retry-after"));
+    expect(seconds).toBeGreaterThan(SIGNIN_LIMIT_PER_EMAIL_AND_ADDRESS.windowMs / 1000 - 60);
+    expect(seconds).toBeLessThanOrEqual(SIGNIN_LIMIT_PER_EMAIL_AND_ADDRESS.windowMs / 1000);
+    // Another request's note is its own: a wrong password stays 401 without Retry-After.
+    const other = await answerSignIn(post(), async () => refused("CredentialsSignin"));
+    expect({ status: other.status, retryAfter: other.headers.get("retry-after") }).toEqual({ status: 401, retryAfter: null });
   });
 
   it("stays 401 for a wrong password, and leaves redirects and other routes alone", async () => {

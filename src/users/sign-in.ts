@@ -22,7 +22,8 @@ export const SIGNIN_LIMIT_PER_CLIENT_ADDRESS: Limit = { max: 100, windowMs: WIND
 
 export type SignInResult =
   | { ok: true; user: { id: number; name: string; email: string; sessionVersion: number } }
-  | { ok: false; reason: "invalid" | "rate_limited" };
+  | { ok: false; reason: "invalid" }
+  | { ok: false; reason: "rate_limited"; retryAfterSeconds: number };
 
 /** The limits one attempt counts against. */
 export function signInSlots(email: string, ip: string) {
@@ -38,12 +39,14 @@ export function signInSlots(email: string, ip: string) {
 export async function signInWithPassword(options: { email: string; password: string; ip: string }): Promise<SignInResult> {
   const email = options.email.trim().toLowerCase();
   const client = await db();
+  let retryAfterSeconds = 1;
   const [taken, user] = await Promise.all([
     reserve(signInSlots(email, options.ip), { waitForInFlight: true }).then(
       (reservation): Reservation | null => reservation,
       (error: unknown) => {
-        if (isRateLimited(error)) return null;
-        throw error;
+        if (!isRateLimited(error)) throw error;
+        retryAfterSeconds = Number(error.headers["Retry-After"]) || 1;
+        return null;
       },
     ),
     email ? client.user.findUnique({ where: { email } }) : null,
@@ -54,7 +57,7 @@ export async function signInWithPassword(options: { email: string; password: str
     const until = await fullUntil(address);
     if (until !== null) rememberRefusedAddress(addressKey(options.ip), until);
     await recordEvent({ type: "rate_limited", userId: user?.id ?? null, ip: options.ip, detail: { limit: "signin" } });
-    return { ok: false, reason: "rate_limited" };
+    return { ok: false, reason: "rate_limited", retryAfterSeconds };
   }
   let ok: boolean;
   try {
