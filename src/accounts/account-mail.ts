@@ -5,7 +5,8 @@
 // mails with a link also as a copy without it, for the outbox to keep once the provider accepted them.
 //
 // An address gets at most ACCOUNT_MAIL_LIMIT of these a day, whoever triggers them (sign-ups from many
-// addresses, "send the link again", reset requests), so that nobody can use the service to flood a mailbox.
+// addresses, "send the link again", reset requests), so that nobody can use the service to flood a mailbox;
+// concurrent requests included (the count holds the mailbox's lock on PostgreSQL).
 import { createElement } from "react";
 import ResetPassword, { RESET_PASSWORD_SUBJECT } from "@emails/reset-password";
 import SignupAttempt, { SIGNUP_ATTEMPT_SUBJECT } from "@emails/signup-attempt";
@@ -17,6 +18,7 @@ import type { OutgoingMail } from "@/email/outbox";
 import { renderHtmlAndText } from "@/email/render";
 import { formatDateTime } from "@/format/date-time";
 import type { Tx } from "@/db/client";
+import { lockKeysInTx } from "@/limits/limiter";
 
 export const ACCOUNT_MAIL_LIMIT = { max: 5, windowMs: 24 * 3600 * 1000 };
 export const VERIFY_EMAIL_TTL_MS = 24 * 3600 * 1000;
@@ -56,8 +58,13 @@ export async function renderResetPassword(user: { name: string; email: string },
   return { to: user.email, kind: "reset_password", subject: RESET_PASSWORD_SUBJECT, ...live, redactedHtml: kept.html, redactedText: kept.text };
 }
 
-/** Whether `email` may get one more account mail now (inside the transaction that would write it). */
+/**
+ * Whether `email` may get one more account mail now (inside the transaction that would write it). On
+ * PostgreSQL the mailbox's lock is taken first and held to the end of that transaction, so that two
+ * transactions never both count four and write a sixth (SQLite runs one writing transaction at a time).
+ */
 export async function accountMailAllowed(tx: Tx, email: string): Promise<boolean> {
+  await lockKeysInTx(tx, [`account_mail:${email}`]);
   const sent = await tx.mailMessage.count({
     where: { to: email, kind: { in: ACCOUNT_MAIL_KINDS }, createdAt: { gt: new Date(nowMs() - ACCOUNT_MAIL_LIMIT.windowMs) } },
   });

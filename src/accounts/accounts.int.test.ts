@@ -3,8 +3,10 @@
 // confirmed only by the POST), no mail to an unconfirmed address but the confirmation, the limits per client
 // address and per mailbox, and no live token left in the stored mail once it was sent.
 import { afterEach, describe, expect, it } from "vitest";
+import { env } from "@/env";
 import { advanceClock, resetClock } from "@/clock";
-import { ACCOUNT_MAIL_LIMIT } from "@/accounts/account-mail";
+import { ACCOUNT_MAIL_LIMIT, accountMailAllowed, renderSignupAttempt } from "@/accounts/account-mail";
+import { enqueueMail } from "@/email/outbox";
 import { signUp } from "@/accounts/sign-up";
 import { confirmEmail, describeVerification, resendVerification } from "@/accounts/verify-email";
 import { LINK_REMOVED_NOTE } from "@emails/link-removed";
@@ -219,5 +221,40 @@ describe("confirming the address", () => {
     expect(counts.account_tokens).toBeGreaterThanOrEqual(1);
     expect(await (await db()).mailMessage.count({ where: { id: row.id } })).toBe(0);
     expect(await (await db()).accountToken.count({ where: { digest: digest(token) } })).toBe(0);
+  });
+});
+
+// PostgreSQL runs transactions side by side: two that each counted the mailbox's account mails before either
+// wrote one would both pass the cap. The count takes a lock on the mailbox first (src/accounts/account-mail.ts).
+// SQLite runs one writing transaction at a time, so it cannot happen there.
+describe.runIf(env().database.kind === "postgresql")("the mailbox cap under concurrent transactions (PostgreSQL)", () => {
+  it(`a transaction that counts while another has counted and not yet written waits for it: never more than ${ACCOUNT_MAIL_LIMIT.max} mails`, async () => {
+    const owner = await makeUser();
+    const mail = await renderSignupAttempt(owner);
+    await write(async (tx) => {
+      for (let i = 1; i < ACCOUNT_MAIL_LIMIT.max; i++) await enqueueMail(tx, mail);
+    });
+    let releaseFirst!: () => void;
+    const firstMayWrite = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let firstCounted!: () => void;
+    const counted = new Promise<void>((resolve) => (firstCounted = resolve));
+    const first = write(async (tx) => {
+      const allowed = await accountMailAllowed(tx, owner.email);
+      firstCounted();
+      await firstMayWrite;
+      return allowed ? enqueueMail(tx, mail) : null;
+    });
+    await counted;
+    let secondAnswered = false;
+    const second = write(async (tx) => ((await accountMailAllowed(tx, owner.email)) ? enqueueMail(tx, mail) : null)).finally(() => (secondAnswered = true));
+    // The second either waits on the mailbox's lock (held by the first) or, without it, has counted and written.
+    const waitingOnLock = async () =>
+      Number((await (await db()).$queryRawUnsafe<Array<{ n: bigint }>>(`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory'`))[0]!.n) > 0;
+    for (let i = 0; i < 2000 && !secondAnswered && !(await waitingOnLock()); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    releaseFirst();
+    const [firstId, secondId] = await Promise.all([first, second]);
+    expect(firstId).not.toBeNull();
+    expect(secondId).toBeNull();
+    expect(await listMail({ to: owner.email })).toHaveLength(ACCOUNT_MAIL_LIMIT.max);
   });
 });
