@@ -2,9 +2,11 @@
 // docs/rules/tokens.md#client-id-metadata-documents). A client_id that is an https URL with a path is the
 // address of the client's metadata: `client_id` (equal to that URL, character for character), `client_name`,
 // `redirect_uris`, and optionally `client_uri`, `logo_uri` (https), `scope`, `application_type`, `jwks`.
-// Such a client is public (token_endpoint_auth_method none, PKCE required as for every public client);
-// private_key_jwt with the document's jwks is not accepted yet, and a shared-secret method or a
-// client_secret is refused. Its grant is authorization_code (with refresh_token).
+// Such a client is public (token_endpoint_auth_method none, PKCE required as for every public client), or
+// authenticates with private_key_jwt (RFC 7523 2.2) by the keys of the document's `jwks` (the rules of
+// src/clients/client-keys.ts; a private_key_jwt document without them is refused; a public client's jwks are
+// not kept); a shared-secret method or a client_secret is refused. Its grant is authorization_code (with
+// refresh_token).
 // The document is fetched by src/client-metadata-documents/fetch-document.ts and kept in the client's own row
 // (the Client table, shared by every instance) until its Cache-Control says (5 minutes to 24 hours); a
 // stale row is fetched again before use, and a document that can no longer be fetched or read makes the
@@ -18,6 +20,7 @@ import { readableName } from "@/http/input-text";
 import { db, write } from "@/db/client";
 import { log } from "@/observability/log";
 import { redirectUriProblem } from "@/clients/redirect-uri";
+import { parseClientJwks } from "@/clients/client-keys";
 import { fetchMetadataDocument, MetadataDocumentError } from "@/client-metadata-documents/fetch-document";
 
 export { MetadataDocumentError } from "@/client-metadata-documents/fetch-document";
@@ -62,6 +65,8 @@ const webUrl = (httpsOnly: boolean) =>
     .max(2000)
     .refine((value) => URL.canParse(value) && (new URL(value).protocol === "https:" || (!httpsOnly && new URL(value).protocol === "http:")), httpsOnly ? "must be an https URL" : "must be an http or https URL");
 
+const PRIVATE_KEY_JWT = "private_key_jwt";
+
 const ZDocument = z.object({
   client_id: z.string(),
   client_name: readableName(100),
@@ -77,7 +82,7 @@ const ZDocument = z.object({
 });
 
 /** What a valid document sets on the client's row. */
-function clientFields(clientId: string, body: unknown) {
+async function clientFields(clientId: string, body: unknown) {
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw new MetadataDocumentError("is not a JSON object");
   if ("client_secret" in body || "client_secret_expires_at" in body) throw new MetadataDocumentError("must not hold a client_secret");
   const parsed = ZDocument.safeParse(body);
@@ -88,8 +93,14 @@ function clientFields(clientId: string, body: unknown) {
   const document = parsed.data;
   if (document.client_id !== clientId) throw new MetadataDocumentError("client_id does not equal the URL it was fetched from");
   const method = document.token_endpoint_auth_method ?? "none";
-  if (method === "private_key_jwt") throw new MetadataDocumentError("token_endpoint_auth_method private_key_jwt is not supported yet: use none");
-  if (method !== "none") throw new MetadataDocumentError(`token_endpoint_auth_method ${method} is not allowed: use none`);
+  if (method !== "none" && method !== PRIVATE_KEY_JWT) throw new MetadataDocumentError(`token_endpoint_auth_method ${method} is not allowed: use none or private_key_jwt`);
+  let jwks: string | null = null;
+  if (method === PRIVATE_KEY_JWT) {
+    if (document.jwks === undefined) throw new MetadataDocumentError("token_endpoint_auth_method private_key_jwt needs jwks");
+    const keys = await parseClientJwks(document.jwks);
+    if ("problem" in keys) throw new MetadataDocumentError(`jwks: ${keys.problem}`);
+    jwks = keys.jwks;
+  }
   for (const uri of document.redirect_uris) {
     const problem = redirectUriProblem(uri);
     if (problem) throw new MetadataDocumentError(`redirect_uris: ${uri}: ${problem}`);
@@ -108,6 +119,9 @@ function clientFields(clientId: string, body: unknown) {
     logoUri: document.logo_uri ?? null,
     scope,
     applicationType: document.application_type ?? "web",
+    isPublic: method === "none",
+    tokenEndpointAuthMethod: method,
+    jwks,
   };
 }
 
@@ -136,11 +150,11 @@ export async function metadataDocumentClient(clientId: string): Promise<Client> 
 const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === "P2002";
 
 async function refresh(clientId: string, insecureOrigin: string | null): Promise<Client> {
-  let fields: ReturnType<typeof clientFields>;
+  let fields: Awaited<ReturnType<typeof clientFields>>;
   let expiresAt: Date;
   try {
     const fetched = await fetchMetadataDocument(new URL(clientId), insecureOrigin);
-    fields = clientFields(clientId, fetched.body);
+    fields = await clientFields(clientId, fetched.body);
     expiresAt = new Date(now().getTime() + fetched.cacheSeconds * 1000);
   } catch (error) {
     if (error instanceof MetadataDocumentError) log.info("client metadata document refused", { client: clientId, detail: error.message });
@@ -156,9 +170,7 @@ async function refresh(clientId: string, insecureOrigin: string | null): Promise
           clientId,
           ownerId: null,
           grantType: "authorization_code",
-          isPublic: true,
           secretDigest: null,
-          tokenEndpointAuthMethod: "none",
           registeredVia: METADATA_DOCUMENT,
           createdAt: now(),
           metadataDocumentExpiresAt: expiresAt,

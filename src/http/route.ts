@@ -11,7 +11,7 @@ import { clientAddress } from "@/http/client-address";
 import { ApiError, InputError, methodNotAllowed, ServiceBusy } from "@/http/errors";
 import { hasControlCharacter } from "@/http/input-text";
 import { requestContext, runWithRequestContext } from "@/http/request-context";
-import { checkedLines, json, setHeader, setHeaderLines } from "@/http/respond";
+import { checkedLines, json, setHeader, setHeaderLines, type CheckedLines } from "@/http/respond";
 import { databaseFailure, databaseInputError } from "@/db/errors";
 import { log, redact } from "@/observability/log";
 import { countDatabaseError } from "@/observability/metrics";
@@ -29,9 +29,14 @@ type Exported = Record<Method | "OPTIONS", Handler>;
 export type RouteOptions = {
   /** "oauth": error strings are RFC 6749 codes (a 405 or 415 is invalid_request). */
   kind?: "api" | "oauth";
-  /** Answer browser clients of any origin (bearer requests only; never cookie-authenticated ones). */
-  cors?: boolean;
+  /**
+   * Answer browser clients of any origin (bearer requests only; never cookie-authenticated ones). Headers the
+   * route's protocol adds to the common ones: request headers a preflight allows, response headers exposed.
+   */
+  cors?: boolean | CorsHeaders;
 };
+
+export type CorsHeaders = { allowHeaders?: readonly string[]; exposeHeaders?: readonly string[] };
 
 const SESSION_COOKIE = /(?:^|;\s*)(?:__Secure-)?next-auth\.session-token(?:\.\d+)?=/;
 
@@ -40,17 +45,30 @@ export function isCookieRequest(request: Request): boolean {
   return !request.headers.has("authorization") && SESSION_COOKIE.test(request.headers.get("cookie") ?? "");
 }
 
-// Checked once (src/http/respond.ts), set on every CORS response.
-const CORS_LINES = checkedLines({ "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": "WWW-Authenticate, Location, Retry-After, Allow" });
-const PREFLIGHT_LINES = checkedLines({ "Access-Control-Allow-Headers": "Authorization, Content-Type, DPoP", "Access-Control-Max-Age": "600" });
+// The headers every CORS route allows and exposes (docs/rules/endpoints.md#cors); a route may add its own.
+const ALLOW_HEADERS = ["Authorization", "Content-Type", "DPoP"];
+const EXPOSE_HEADERS = ["WWW-Authenticate", "Location", "Retry-After", "Allow"];
 const VARY_LINES = checkedLines({ Vary: "Origin" });
 
-function withCors(request: Request, response: Response, allow: string[]): Response {
+type CorsLines = { always: CheckedLines; preflight: CheckedLines };
+
+/** The lines of a route's CORS answers, checked once (src/http/respond.ts) when the route is made. */
+function corsLines(extra: CorsHeaders): CorsLines {
+  const join = (common: string[], more: readonly string[] = []) => [...new Set([...common, ...more])].join(", ");
+  return {
+    always: checkedLines({ "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": join(EXPOSE_HEADERS, extra.exposeHeaders) }),
+    preflight: checkedLines({ "Access-Control-Allow-Headers": join(ALLOW_HEADERS, extra.allowHeaders), "Access-Control-Max-Age": "600" }),
+  };
+}
+
+const COMMON_CORS = corsLines({});
+
+function withCors(request: Request, response: Response, allow: string[], lines: CorsLines): Response {
   if (isCookieRequest(request)) return response;
-  setHeaderLines(response, CORS_LINES);
+  setHeaderLines(response, lines.always);
   if (request.method === "OPTIONS") {
     setHeader(response, "Access-Control-Allow-Methods", allow.join(", "));
-    setHeaderLines(response, PREFLIGHT_LINES);
+    setHeaderLines(response, lines.preflight);
   }
   setHeaderLines(response, VARY_LINES, true);
   return response;
@@ -105,7 +123,8 @@ export function route(handlers: Partial<Record<Method, (request: Request, contex
   const allow = [...METHODS.filter((method) => handlers[method]), "OPTIONS"];
   if (handlers.GET) allow.push("HEAD");
 
-  const finish = (request: Request, response: Response) => (options.cors ? withCors(request, response, allow) : response);
+  const cors = options.cors ? (options.cors === true ? COMMON_CORS : corsLines(options.cors)) : null;
+  const finish = (request: Request, response: Response) => (cors ? withCors(request, response, allow, cors) : response);
 
   // Not an async function: a handler that answers at once (the bearer read from the token cache) is answered
   // without a promise (see andThen(), below).

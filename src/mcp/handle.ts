@@ -6,15 +6,26 @@
 // none or another resource's token is 401 with both challenges, Bearer first, naming this resource's metadata
 // (RFC 9728 5.1). A call of a tool that changes something with a token lacking readwrite is HTTP 403
 // insufficient_scope naming the scope and the metadata (RFC 6750 3.1, MCP's step-up), before any tool runs
-// (docs/rules/agents.md#scopes-and-step-up).
+// (docs/rules/agents.md#scopes-and-step-up). Browser-based MCP clients of any origin: CORS as on /api plus the
+// transport's own headers (docs/rules/agents.md#browser-clients).
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ApiError } from "@/http/errors";
+import type { CorsHeaders } from "@/http/route";
 import { json } from "@/http/respond";
 import { allows } from "@/oauth/scope";
 import { MCP_AUDIENCE, resourceMetadataUrl } from "@/oauth/resource";
 import { DPOP_ALGS } from "@/dpop/proof";
 import { authenticateToken, type Principal } from "@/resource/authenticate";
 import { mcpServer, WRITE_TOOLS } from "@/mcp/tools";
+
+/**
+ * The Streamable HTTP transport's headers a browser-based client sends (MCP 2025-11-25, basic/transports) and
+ * reads, beyond those every CORS route allows and exposes (docs/rules/endpoints.md#cors).
+ */
+export const MCP_CORS: CorsHeaders = {
+  allowHeaders: ["Mcp-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID"],
+  exposeHeaders: ["Mcp-Session-Id"],
+};
 
 /** JSON-RPC 2.0's parse error, as the transport answers it. */
 const PARSE_ERROR = { jsonrpc: "2.0", error: { code: -32700, message: "Parse error: invalid JSON" }, id: null } as const;

@@ -70,12 +70,12 @@ export function mcpServer(principal: Principal, request: Request): McpServer {
 
   server.registerTool(
     "whoami",
-    { title: "Who am I", description: "The user this agent acts for: resource_uri, name and e-mail (GET /api/user/<id>/).", outputSchema: record.shape, annotations: readOnly },
+    { title: "Who am I", description: "The user this agent acts for: resource_uri, name and e-mail (GET /api/user/<id>/).", outputSchema: record, annotations: readOnly },
     () => run(request, async () => getUser({ id: String(principal.userId), viewer: principal.user })),
   );
   server.registerTool(
     "list_bundles",
-    { title: "List bundles", description: "The bundles the user owns or was let into, newest first (GET /api/bundle/).", inputSchema: paging, outputSchema: collection.shape, annotations: readOnly },
+    { title: "List bundles", description: "The bundles the user owns or was let into, newest first (GET /api/bundle/).", inputSchema: paging, outputSchema: collection, annotations: readOnly },
     (input) => run(request, () => listBundles({ viewerId: principal.userId, page: page("/api/bundle/", input) })),
   );
   server.registerTool(
@@ -84,14 +84,14 @@ export function mcpServer(principal: Principal, request: Request): McpServer {
       title: "Create a bundle",
       description: "Creates a bundle the user owns (POST /api/bundle/). Needs the readwrite scope.",
       inputSchema: { name: z.string().max(1000).describe("The bundle's name (at most 200 characters)") },
-      outputSchema: record.shape,
+      outputSchema: record,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     (input) => run(request, () => createBundle({ ownerId: principal.userId, name: input.name })),
   );
   server.registerTool(
     "list_permission_requests",
-    { title: "List permission requests", description: "The permission requests the user sent or received, newest first (GET /api/bundle_permission_request/).", inputSchema: paging, outputSchema: collection.shape, annotations: readOnly },
+    { title: "List permission requests", description: "The permission requests the user sent or received, newest first (GET /api/bundle_permission_request/).", inputSchema: paging, outputSchema: collection, annotations: readOnly },
     (input) => run(request, () => listPermissionRequests({ viewerId: principal.userId, page: page("/api/bundle_permission_request/", input) })),
   );
   server.registerTool(
@@ -106,7 +106,7 @@ export function mcpServer(principal: Principal, request: Request): McpServer {
         user_target: reference("The bundle's owner: a user URI (/api/user/<id>/), e-mail or id"),
         user_allowed: reference("Who should be let in: a user URI, e-mail or id (default: the user this agent acts for)").optional(),
       },
-      outputSchema: record.shape,
+      outputSchema: record,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     (input) =>
@@ -134,7 +134,7 @@ export function mcpServer(principal: Principal, request: Request): McpServer {
   );
   server.registerTool(
     "list_shared_with_me",
-    { title: "Bundles shared with me", description: "The bundle permissions that let the user into someone else's bundle, newest first.", inputSchema: paging, outputSchema: collection.shape, annotations: readOnly },
+    { title: "Bundles shared with me", description: "The bundle permissions that let the user into someone else's bundle, newest first.", inputSchema: paging, outputSchema: collection, annotations: readOnly },
     (input) => run(request, () => listBundlePermissions({ viewerId: principal.userId, page: page("/api/bundle_permission/", input), allowedOnly: true })),
   );
   return server;

@@ -5,7 +5,8 @@
 // control character, in the body or in Basic, is 400 invalid_request before any lookup (PostgreSQL text cannot
 // hold U+0000, and the lookup of the client is shared with other requests: src/db/fast-sql.ts). A client_id that
 // is a URL names a client ID metadata document (docs/rules/tokens.md#client-id-metadata-documents): a public
-// client, fetched or read from its row here; a secret or a client_assertion from it is invalid_client.
+// client or a private_key_jwt one with the document's keys, fetched or read from its row here; a secret from
+// it is invalid_client, and an assertion is checked as any client's.
 // A signed JWT instead of a secret (RFC 7523 2.2, docs/rules/tokens.md#client-assertions): client_assertion_type
 // and client_assertion, checked by src/oauth/client-assertion.ts, never together with a secret or Basic
 // (RFC 6749 2.3: one method per request). A client registered with private_key_jwt authenticates only that way.
@@ -88,8 +89,8 @@ export async function authenticateClient(request: Request, params: Record<string
       if (error instanceof MetadataDocumentError) throw new OAuthError("invalid_client", {}, `metadata document: ${error.message}`);
       throw error;
     }
-    // docs/rules/tokens.md#client-id-metadata-documents: public; private_key_jwt is not accepted yet.
-    if (credentials.secret !== undefined || "client_assertion" in params) throw fail();
+    // docs/rules/tokens.md#client-id-metadata-documents: public or private_key_jwt, never a secret.
+    if (credentials.secret !== undefined) throw fail();
   } else {
     client = await clientByClientId(credentials.clientId); // one statement (src/db/fast-sql.ts)
   }

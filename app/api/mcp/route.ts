@@ -1,4 +1,4 @@
 import { route } from "@/http/route";
-import { handleMcpRequest } from "@/mcp/handle";
+import { handleMcpRequest, MCP_CORS } from "@/mcp/handle";
 
-export const { GET, POST, PUT, DELETE, PATCH, OPTIONS } = route({ POST: handleMcpRequest }, { cors: true });
+export const { GET, POST, PUT, DELETE, PATCH, OPTIONS } = route({ POST: handleMcpRequest }, { cors: MCP_CORS });
