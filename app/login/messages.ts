@@ -1,5 +1,5 @@
-// What the sign-in page says for each reason next-auth reports (src/auth/options.ts, src/auth/sign-in-status.ts).
-import { SIGN_IN_BUSY, SIGN_IN_RATE_LIMITED } from "@/auth/sign-in-status";
+// What the sign-in page says for each reason next-auth reports (src/auth/options.ts, src/auth/sign-in-reasons.ts).
+import { SIGN_IN_BUSY, SIGN_IN_RATE_LIMITED } from "@/auth/sign-in-reasons";
 
 const MESSAGES: Record<string, string> = {
   CredentialsSignin: "That e-mail and password do not match an account.",

@@ -8,11 +8,9 @@
 // for the request it serves: answerSignIn() gives each request its own note). Redirects stay redirects: a
 // browser must follow them.
 import { AsyncLocalStorage } from "node:async_hooks";
+import { SIGN_IN_BUSY, SIGN_IN_RATE_LIMITED } from "@/auth/sign-in-reasons";
 
-/** authorize()'s reason when password hashing refused the check (src/users/passwords.ts, HashingBusy). */
-export const SIGN_IN_BUSY = "busy";
-/** authorize()'s reason when a sign-in limit is reached (src/users/sign-in.ts). */
-export const SIGN_IN_RATE_LIMITED = "rate_limited";
+export { SIGN_IN_BUSY, SIGN_IN_RATE_LIMITED };
 
 /** What authorize() learnt while serving this request: how long until the sign-in limit has room. */
 const refusals = new AsyncLocalStorage<{ retryAfterSeconds: number | null }>();
