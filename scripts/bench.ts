@@ -18,6 +18,8 @@
 //   introspection POST introspect endpoint   client authentication and one lookup by value
 //   refresh       POST token endpoint        refresh rotation (each connection follows its own chain)
 //   password      POST token endpoint        password grant: an argon2id verification (~11 ms) and a new grant
+//   client_credentials  POST token endpoint  client_secret_basic, a new grant and its token (16 connections)
+//   code exchange       POST token endpoint  authorization codes made beforehand (see issuanceScenarios)
 // plus the raw argon2id verify rate of this machine (in this process, as many at once as the server hashes),
 // and "sign-in under a flood": one client's password grants, first alone, then while 64 connections send web
 // sign-ins with random e-mails the way a browser does (next-auth's CSRF token and cookie, then POST
@@ -74,7 +76,19 @@ type DatabaseKind = "sqlite" | "postgresql";
 type ScratchDatabase = { kind: DatabaseKind; url: string; file: string | null; cleanup: () => void };
 type Fixtures = { userId: number; email: string; clientId: string; clientSecret: string; clientPk: number };
 type TokenResponse = { access_token: string; refresh_token: string };
-type Scenario = { name: string; base: string; method: "GET" | "POST"; path: string; connections?: number; request: Request; setupClient?: (client: Client) => void };
+type Scenario = {
+  name: string;
+  base: string;
+  method: "GET" | "POST";
+  path: string;
+  connections?: number;
+  request: Request;
+  setupClient?: (client: Client) => void;
+  /** Run just before the scenario (not measured): what it consumes is made then. */
+  prepare?: () => Promise<void>;
+  /** Stop after this many requests instead of after the duration (one per single-use thing prepared). */
+  amount?: () => number;
+};
 type ServerGroups = Record<string, number>; // base URL -> process group id
 type Figures = {
   scenario: string;
@@ -448,6 +462,124 @@ async function buildScenarios(bases: Bases, fixtures: Fixtures, connections: num
   };
 }
 
+// --- Token issuance (client_credentials, code exchange) ----------------------------------------------
+//
+// client_credentials: a client_credentials client of the bench user, authenticated with client_secret_basic
+// (RFC 6749 2.3.1: the form-encoded id and secret in a Basic header), a form body asking for readonly; each
+// request starts a grant with its token and token.issued event (src/db/fast-sql.ts startGrant). At 16
+// connections, where the targets are set.
+// code exchange: authorization codes of an authorization_code client of the bench user, each exchanged once
+// (client_secret_post in a JSON body, no PKCE, scope readonly: no id_token, so that the figure is the
+// exchange's own). The codes are made just before the scenario, in this process against the server's
+// database, by completeAuthorization() (src/oauth/authorize.ts), the function the consent decision calls once
+// the person approves (src/consent/decide-consent.ts): the grant and the code rows exactly as a browser's
+// approval writes them, without the pages. A code lives 60 s, so the scenario makes duration x
+// CODES_PER_SECOND of them (the target's rate; at most MAX_CODES, which a loaded machine still makes in well
+// under a minute) and stops when each has been exchanged once (its req/s is over that time).
+const CLIENT_CREDENTIALS_CONNECTIONS = 16;
+const CODES_PER_SECOND = 1_500;
+const MAX_CODES = 12_000;
+const CODE_REDIRECT_URI = "https://bench.example.test/callback";
+
+async function issuanceScenarios(bases: Bases, fixtures: Fixtures, options: Options): Promise<Scenario[]> {
+  const { createClient } = await import("../src/clients/create-client");
+  const { disconnectDb } = await import("../src/db/client");
+  let credentials: { id: string; secret: string };
+  let codeClient: { id: string; secret: string };
+  try {
+    const made = await createClient({ ownerId: fixtures.userId, name: "Bench service", grantType: "client_credentials" });
+    const code = await createClient({ ownerId: fixtures.userId, name: "Bench web app", grantType: "authorization_code", redirectUris: [CODE_REDIRECT_URI] });
+    if (!made.client_secret || !code.client_secret) throw new Error("a bench client has no secret");
+    credentials = { id: made.client_id, secret: made.client_secret };
+    codeClient = { id: code.client_id, secret: code.client_secret };
+  } finally {
+    await disconnectDb();
+  }
+  const basic = Buffer.from(`${encodeURIComponent(credentials.id)}:${encodeURIComponent(credentials.secret)}`).toString("base64");
+  const form = { "Content-Type": "application/x-www-form-urlencoded", Authorization: `Basic ${basic}` };
+
+  let codes: string[] = [];
+  let next = 0;
+  const count = Math.min(options.duration * CODES_PER_SECOND, MAX_CODES);
+  const exchange = (code: string) =>
+    JSON.stringify({ grant_type: "authorization_code", code, redirect_uri: CODE_REDIRECT_URI, client_id: codeClient.id, client_secret: codeClient.secret });
+  return [
+    {
+      name: "client_credentials",
+      base: bases.app,
+      method: "POST",
+      path: TOKEN_PATH,
+      connections: CLIENT_CREDENTIALS_CONNECTIONS,
+      request: { method: "POST", path: TOKEN_PATH, headers: form, body: "grant_type=client_credentials&scope=readonly" },
+    },
+    {
+      name: "code exchange",
+      base: bases.app,
+      method: "POST",
+      path: TOKEN_PATH,
+      request: { method: "POST", path: TOKEN_PATH, headers: JSON_HEADERS },
+      prepare: async () => {
+        const started = performance.now();
+        codes = await approvedCodes(codeClient.id, fixtures.userId, count);
+        next = 0;
+        console.error(`  code exchange: ${codes.length} codes made through the consent step in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      },
+      amount: () => codes.length,
+      // Each request takes the next unused code, whichever connection sends it.
+      setupClient: (client) => {
+        client.setRequests([{ method: "POST", path: TOKEN_PATH, headers: JSON_HEADERS, setupRequest: (request) => ({ ...request, body: exchange(codes[Math.min(next++, codes.length - 1)]!) }) }]);
+      },
+    },
+  ];
+}
+
+/** `count` authorization codes, as the consent decision makes them when the bench user approves. */
+async function approvedCodes(clientId: string, userId: number, count: number): Promise<string[]> {
+  const { completeAuthorization } = await import("../src/oauth/authorize");
+  const { db, disconnectDb } = await import("../src/db/client");
+  try {
+    const client = await (await db()).client.findUniqueOrThrow({ where: { clientId } });
+    const request = {
+      clientId,
+      userId,
+      responseType: "code" as const,
+      redirectUri: CODE_REDIRECT_URI,
+      scopes: ["readonly" as const],
+      state: "bench",
+      codeChallenge: null,
+      expiresAt: 0,
+    };
+    const codes: string[] = [];
+    const AT_ONCE = 32;
+    while (codes.length < count) {
+      const batch = await Promise.all(Array.from({ length: Math.min(AT_ONCE, count - codes.length) }, () => completeAuthorization(request, client)));
+      for (const response of batch) {
+        const code = new URL(response.headers.get("location")!).searchParams.get("code");
+        if (!code) throw new Error(`the consent step answered ${response.headers.get("location")}`);
+        codes.push(code);
+      }
+    }
+    return codes;
+  } finally {
+    await disconnectDb();
+  }
+}
+
+function issuanceTargets(rows: Figures[], kind: DatabaseKind): Target[] {
+  const row = (name: string) => rows.find((r) => r.scenario === name);
+  const targets: Target[] = [];
+  const check = (name: string, min: number, what: string) => {
+    const found = row(name);
+    if (found) targets.push({ target: `${what} >= ${min.toLocaleString("en")}/s (${kind})`, measured: `${found.requests_per_second.toFixed(0)}/s`, pass: found.requests_per_second >= min });
+  };
+  check("client_credentials", kind === "sqlite" ? 2_000 : 1_500, `client_credentials at ${CLIENT_CREDENTIALS_CONNECTIONS} connections`);
+  if (kind === "sqlite") {
+    check("code exchange", 1_500, "code exchanges");
+    check("refresh rotation", 2_000, "refresh rotations beside issuance");
+  }
+  return targets;
+}
+
 /** A few sequential requests to each GET route, so that loading route code is not part of a measurement. */
 async function warmUp(scenarios: Scenario[]): Promise<void> {
   for (const scenario of scenarios.filter((s) => s.method === "GET")) {
@@ -466,7 +598,7 @@ async function measure(scenario: Scenario, options: Options, groups: ServerGroup
     url: scenario.base,
     title: scenario.name,
     connections: scenario.connections ?? options.connections,
-    duration: seconds,
+    ...(scenario.amount ? { amount: scenario.amount() } : { duration: seconds }),
     requests: [scenario.request],
     ...(scenario.setupClient ? { setupClient: scenario.setupClient } : {}),
   });
@@ -485,7 +617,8 @@ function figures(scenario: Scenario, result: Result, connections: number, cpuMs:
     method: scenario.method,
     path: scenario.path.replace(/\/api\/user\/\d+\//, "/api/user/<id>/"),
     connections,
-    requests_per_second: round(result.requests.average, 1),
+    // (A scenario that stops after an amount ends within a second's sample: its rate is over its whole time.)
+    requests_per_second: round(scenario.amount && result.duration > 0 ? result.requests.total / result.duration : result.requests.average, 1),
     latency_ms: { p50: result.latency.p50, p99: result.latency.p99, average: round(result.latency.average), max: result.latency.max },
     requests_completed: result.requests.total,
     server_cpu_us_per_request: cpuMs === null || !result.requests.total ? null : Math.round((cpuMs * 1000) / result.requests.total),
@@ -807,6 +940,7 @@ async function main(): Promise<void> {
 
   const fixtures = await createFixtures();
   const { scenarios } = await buildScenarios(bases, fixtures, options.connections);
+  scenarios.push(...(await issuanceScenarios(bases, fixtures, options)));
   await warmUp(scenarios);
 
   const groups: ServerGroups = { [bases.app]: app.child.pid!, [bases.next]: plainNext.child.pid!, [bases.bare]: bare.child.pid! };
@@ -838,7 +972,8 @@ async function main(): Promise<void> {
   for (const scenario of gets) await measure(scenario, options, {}, WARM_UP_SECONDS);
   for (let i = 0; i < rounds; i++) for (const scenario of gets) await run(scenario, slice);
   for (const scenario of scenarios.filter((s) => !interleaved(s))) {
-    say(scenario, `${options.duration} s`);
+    await scenario.prepare?.();
+    say(scenario, scenario.amount ? `${scenario.amount()} requests` : `${options.duration} s`);
     await run(scenario, options.duration);
   }
   const password = scenarios.find((scenario) => scenario.name === "password grant")!;
@@ -908,6 +1043,7 @@ async function main(): Promise<void> {
       },
     );
   }
+  targets.push(...issuanceTargets(rows, database.kind));
   if (scale) {
     const cost = ratio(scale.small.requests_per_second, scale.large.requests_per_second);
     targets.push({ target: `lookup at ${SCALE_TOKENS.toLocaleString("en")} tokens <= 1.2x at ${SMALL_TOKENS.toLocaleString("en")}`, measured: `${cost.toFixed(2)}x`, pass: cost <= 1.2 });

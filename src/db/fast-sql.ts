@@ -15,9 +15,14 @@
 //   nothing here;
 // - reserveSlots, releaseSlots: the limiter's reservation of one slot per key, and giving them back
 //   (src/limits/limiter.ts holds the rules): every password check and every other limited attempt takes one;
-// - startGrant: a new grant, its first tokens and its audit event (password and implicit grants), only for a
-//   user whose address is confirmed (docs/rules/accounts.md#unconfirmed-accounts: the rule is
-//   src/oauth/tokens.ts's; the statement checks it where it writes);
+// - startGrant: a new grant, its first tokens and its audit event (password, implicit and client credentials
+//   grants), only for a user whose address is confirmed (docs/rules/accounts.md#unconfirmed-accounts: the
+//   rule is src/oauth/tokens.ts's; the statement checks it where it writes);
+// - exchangeCode and issueForDeviceCode: the claim of an authorization code (RFC 6749 4.1.3) or an approved
+//   device code (RFC 8628 3.5) together with what it issues: the grant's tokens (a new grant for a device
+//   code), the token.issued event, the same confirmed-address check; authorizationCodeByDigest and
+//   deviceAuthorizationByDigest read them first (docs/rules/tokens.md#authorization-codes,
+//   docs/rules/tokens.md#device-flow);
 // - rememberDpopProof: a DPoP proof's jti, refused when any instance saw it before (RFC 9449 11.1);
 //   rememberClientAssertion, the same for a client assertion's jti (RFC 7523 3 item 7).
 // Tokens bound to a DPoP key (RFC 9449 6) carry the key's thumbprint (`jkt`) in their row: the bearer read
@@ -34,9 +39,14 @@
 // inserts the new tokens only from that claim, so of N concurrent uses exactly one inserts; a revocation
 // either waits for the rotation and then revokes its new tokens, or wins the grant row first and the rotation
 // claims nothing. Lookups by key on PostgreSQL asked for in one turn of the event loop share a statement.
+// Issuing the same way (docs/design.md#the-data-layer): on SQLite every grant start, code exchange and
+// device-code claim joins the rotations' group commit (one BEGIN IMMEDIATE for what one turn of the event
+// loop asked for, a savepoint each; a claim that finds its code used undoes only its own savepoint); on
+// PostgreSQL each is one statement, whose claim is a conditional UPDATE that every insert depends on, so of N
+// concurrent exchanges of one code exactly one inserts tokens (the others wait for the row and find it used).
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
-import type { Client, User } from "@/generated/sqlite/client";
+import type { AuthorizationCode, Client, DeviceAuthorization, User } from "@/generated/sqlite/client";
 import type { BearerToken } from "@/db/bearer-token";
 import { connectedDriver, driver } from "@/db/client";
 import { databaseFailure } from "@/db/errors";
@@ -87,7 +97,7 @@ export type RotationPlan = { at: Date; access: NewTokenRow; refresh: NewTokenRow
 
 /** A grant to start, with its first tokens (their grantId is the new grant's) and its audit event. */
 export type NewGrant = {
-  grant: { clientId: number; userId: number; grantType: string; scopes: string; createdAt: Date };
+  grant: { clientId: number; userId: number; grantType: string; scopes: string; createdAt: Date; authTime?: Date | null };
   access: Omit<NewTokenRow, "grantId">;
   refresh: Omit<NewTokenRow, "grantId"> | null;
   audit: AuditRow | null;
@@ -148,7 +158,11 @@ const SQL = {
   insertAudit: `INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail") VALUES (?, ?, ?, ?, ?, ?)`,
   client: `SELECT * FROM "Client" WHERE "clientId" = ?`,
   userByEmail: `SELECT * FROM "User" WHERE "email" = ?`,
-  insertGrant: `INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt") VALUES (?, ?, ?, ?, ?, ?)`,
+  insertGrant: `INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt", "authTime") VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  codeByDigest: `SELECT * FROM "AuthorizationCode" WHERE "digest" = ?`,
+  deviceByDigest: `SELECT * FROM "DeviceAuthorization" WHERE "deviceCodeDigest" = ?`,
+  claimCode: `UPDATE "AuthorizationCode" SET "usedAt" = ? WHERE "id" = ? AND "usedAt" IS NULL`,
+  claimDevice: `UPDATE "DeviceAuthorization" SET "usedAt" = ? WHERE "id" = ? AND "status" = 'approved' AND "usedAt" IS NULL AND "userId" = ?`,
   userConfirmed: `SELECT 1 FROM "User" WHERE "id" = ? AND "emailVerifiedAt" IS NOT NULL`,
   // The max-th most recent attempt of a key in its window (OFFSET max - 1): found only when the key is full.
   fullAt: `SELECT "createdAt" FROM "FailedAttempt" WHERE "key" = ? AND "createdAt" > ? ORDER BY "createdAt" DESC LIMIT 1 OFFSET ?`,
@@ -258,7 +272,7 @@ const tokenRowArgs = (row: NewTokenRow) => [row.digest, row.grantId, row.clientI
 
 type RawRefreshRow = Omit<RefreshTokenRow, "expiresAt" | "usedAt" | "revokedAt" | "userConfirmed"> &
   Record<"expiresAt" | "usedAt" | "revokedAt", string | null> & { userConfirmed: number };
-type PendingRotation = { digest: string; decide: (row: RefreshTokenRow | null) => RotationPlan; done: (error?: unknown) => void };
+type PendingRotation = { digest: string; decide: (row: RefreshTokenRow | null) => RotationPlan };
 
 /** One rotation, inside the batch's transaction (a savepoint of its own: a refusal undoes only itself). */
 function rotateOne(s: Statements, { digest, decide }: PendingRotation): void {
@@ -278,41 +292,68 @@ function rotateOne(s: Statements, { digest, decide }: PendingRotation): void {
   }
 }
 
-// Group commit: the rotations asked for within one turn of the event loop run one after the other in ONE
-// BEGIN IMMEDIATE transaction, each in a savepoint of its own, so that they share the commit (the write
-// to the WAL file, which costs more than the statements). Each stays atomic and single use holds as with one
-// transaction each: they run in order, and a later one sees what an earlier one wrote.
-let pending: PendingRotation[] = [];
+// Group commit: the writes asked for within one turn of the event loop (rotations, grant starts, code
+// exchanges, device-code claims) run one after the other in ONE BEGIN IMMEDIATE transaction, each in a
+// savepoint of its own, so that they share the commit (the write to the WAL file, which costs more than the
+// statements). Each stays atomic and single use holds as with one transaction each: they run in order, and a
+// later one sees what an earlier one wrote. A write that throws undoes its own savepoint only.
+type GroupedWrite = { run: (s: Statements) => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void };
+let pending: GroupedWrite[] = [];
+/** Grouped writes not yet run (queued, or in batches waiting for the connection), and those batches. */
+const waiting = { writes: 0, batches: 0 };
 
-function sqliteRotate(d: SqliteDriver, digest: string, decide: (row: RefreshTokenRow | null) => RotationPlan): Promise<void> {
-  return new Promise((resolve, reject) => {
-    pending.push({ digest, decide, done: (error) => (error === undefined ? resolve() : reject(error)) });
-    if (pending.length === 1) setImmediate(() => void flushRotations(d));
+/**
+ * How many grouped writes wait to run (queued for the next batch, or in a batch), and how many batches have
+ * asked for the connection's lock (each waits for it as one transaction) and not finished: for
+ * src/testing/race.ts, which lines requests up at their claims.
+ */
+export function groupedWritesWaiting(): { writes: number; batches: number } {
+  return { writes: waiting.writes, batches: waiting.batches };
+}
+
+function groupedWrite<T>(d: SqliteDriver, run: (s: Statements) => T): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    pending.push({ run, resolve: resolve as (value: unknown) => void, reject });
+    waiting.writes++;
+    if (pending.length === 1) setImmediate(() => void flushWrites(d));
   });
 }
 
-async function flushRotations(d: SqliteDriver): Promise<void> {
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+async function flushWrites(d: SqliteDriver): Promise<void> {
   const batch = pending;
   pending = [];
+  waiting.batches++;
   const s = statements(d.connection);
-  const one = d.connection.transaction((rotation: PendingRotation) => rotateOne(s, rotation)); // nested: a savepoint
+  const one = d.connection.transaction((write: GroupedWrite) => write.run(s)); // nested: a savepoint
   const all = d.connection.transaction(() =>
-    batch.map((rotation) => {
+    batch.map((write): Outcome => {
       try {
-        one(rotation);
-        return undefined;
+        return { ok: true, value: one(write) };
       } catch (error) {
-        return error ?? new Error("rotation failed");
+        return { ok: false, error: error ?? new Error("write failed") };
       }
     }),
   );
-  let outcomes: unknown[];
+  let outcomes: Outcome[];
   try {
     outcomes = await d.exclusive(() => all.immediate());
   } catch (error) {
-    outcomes = batch.map(() => error); // the batch could not commit (e.g. another process held the lock)
+    outcomes = batch.map(() => ({ ok: false, error })); // the batch could not commit (e.g. another process held the lock)
+  } finally {
+    waiting.batches--;
+    waiting.writes -= batch.length;
   }
-  batch.forEach((rotation, i) => rotation.done(outcomes[i]));
+  batch.forEach((write, i) => {
+    const outcome = outcomes[i]!;
+    if (outcome.ok) write.resolve(outcome.value);
+    else write.reject(outcome.error);
+  });
+}
+
+function sqliteRotate(d: SqliteDriver, digest: string, decide: (row: RefreshTokenRow | null) => RotationPlan): Promise<void> {
+  return groupedWrite(d, (s) => rotateOne(s, { digest, decide }));
 }
 
 // --- PostgreSQL -------------------------------------------------------------------------------------------
@@ -369,6 +410,57 @@ const PG = {
       SELECT $12::text, $5::timestamp(3), $2::int, $13::text, $14::text, $15::text FROM g WHERE $12::text IS NOT NULL RETURNING "id"
     )
     SELECT "id" FROM g`,
+  codeByDigest: `SELECT * FROM "AuthorizationCode" WHERE "digest" = ANY($1::text[])`,
+  deviceByDigest: `SELECT * FROM "DeviceAuthorization" WHERE "deviceCodeDigest" = ANY($1::text[])`,
+  // The code exchange (RFC 6749 4.1.3) as one statement. Locks as the rotation: the grant row first (touched
+  // only while the code looks unused and the user's address is confirmed), then the claim of the code, then
+  // inserts that exist only if the claim did. A second exchange racing this one waits for the grant row, then
+  // for the code row, which it finds used: it claims and inserts nothing. A revocation (which writes the grant
+  // row first) either waits and revokes these tokens, or wins and this claims nothing. Nothing is written
+  // (but the grant's lastUsedAt) unless the code is claimed; "confirmed" says why when it is not.
+  exchangeCode: `WITH g AS (
+      UPDATE "Grant" SET "lastUsedAt" = $1::timestamp(3) WHERE "id" = $3::int AND "revokedAt" IS NULL
+        AND EXISTS (SELECT 1 FROM "AuthorizationCode" WHERE "id" = $2::int AND "usedAt" IS NULL)
+        AND EXISTS (SELECT 1 FROM "User" u WHERE u."id" = $4::int AND u."emailVerifiedAt" IS NOT NULL)
+      RETURNING "id"
+    ), claimed AS (
+      UPDATE "AuthorizationCode" SET "usedAt" = $1::timestamp(3)
+      WHERE "id" = $2::int AND "usedAt" IS NULL AND EXISTS (SELECT 1 FROM g) RETURNING "id"
+    ), access AS (
+      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt", "audience")
+      SELECT $6::text, $3::int, $5::int, $4::int, $7::text, $1::timestamp(3), $8::timestamp(3), $12::text, $14::text FROM claimed RETURNING "id"
+    ), refresh AS (
+      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt", "audience")
+      SELECT $9::text, $3::int, $5::int, $4::int, $10::text, $1::timestamp(3), $11::timestamp(3), $13::text, $14::text FROM claimed RETURNING "id"
+    ), audit AS (
+      INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail")
+      SELECT $15::text, $1::timestamp(3), $4::int, $16::text, $17::text, $18::text FROM claimed WHERE $15::text IS NOT NULL RETURNING "id"
+    )
+    SELECT (SELECT count(*) FROM claimed)::int AS "claimed",
+      EXISTS (SELECT 1 FROM "User" u WHERE u."id" = $4::int AND u."emailVerifiedAt" IS NOT NULL) AS "confirmed"`,
+  // An approved device code's claim (RFC 8628 3.5) and the grant, tokens and event it starts, as one
+  // statement: everything inserted depends on the conditional claim, which a concurrent poll waits for and
+  // then finds used. Nothing at all unless the user's address is confirmed ("confirmed" says so).
+  issueForDeviceCode: `WITH claimed AS (
+      UPDATE "DeviceAuthorization" SET "usedAt" = $1::timestamp(3)
+      WHERE "id" = $2::int AND "status" = 'approved' AND "usedAt" IS NULL AND "userId" = $4::int
+        AND EXISTS (SELECT 1 FROM "User" u WHERE u."id" = $4::int AND u."emailVerifiedAt" IS NOT NULL)
+      RETURNING "id"
+    ), g AS (
+      INSERT INTO "Grant" ("clientId", "userId", "grantType", "scopes", "createdAt", "lastUsedAt", "authTime")
+      SELECT $3::int, $4::int, $5::text, $6::text, $1::timestamp(3), $1::timestamp(3), $7::timestamp(3) FROM claimed RETURNING "id"
+    ), access AS (
+      INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt", "audience")
+      SELECT $8::text, g."id", $3::int, $4::int, $9::text, $1::timestamp(3), $10::timestamp(3), $14::text, $16::text FROM g RETURNING "id"
+    ), refresh AS (
+      INSERT INTO "RefreshToken" ("digest", "grantId", "clientId", "userId", "scopes", "createdAt", "expiresAt", "jkt", "audience")
+      SELECT $11::text, g."id", $3::int, $4::int, $12::text, $1::timestamp(3), $13::timestamp(3), $15::text, $16::text FROM g RETURNING "id"
+    ), audit AS (
+      INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail")
+      SELECT $17::text, $1::timestamp(3), $4::int, $18::text, $19::text, $20::text FROM g WHERE $17::text IS NOT NULL RETURNING "id"
+    )
+    SELECT (SELECT "id" FROM g) AS "grantId",
+      EXISTS (SELECT 1 FROM "User" u WHERE u."id" = $4::int AND u."emailVerifiedAt" IS NOT NULL) AS "confirmed"`,
   // The whole rotation of a request that narrows no scope, as one statement: the token is claimed only if it
   // is this client's, unused, unrevoked and unexpired, and its user's address is confirmed (the rules of
   // src/token-endpoint/grants/refresh-token.ts, which reads the token and says why when this claims nothing), and the
@@ -449,7 +541,7 @@ async function pgRotate(pool: pg.Pool, digest: string, decide: (row: RefreshToke
 // database's failure to answer (src/db/errors.ts: that one is every caller's) is retried one key at a
 // time, so that only the callers of the key the database refused get its error.
 export type PendingLookup<R> = { key: string; resolve: (row: R | null) => void; reject: (error: unknown) => void };
-type LookupName = "bearer" | "refresh" | "client" | "userByEmail";
+type LookupName = "bearer" | "refresh" | "client" | "userByEmail" | "codeByDigest" | "deviceByDigest";
 const pendingLookups = new Map<string, Array<PendingLookup<pg.QueryResultRow>>>();
 
 /** A key PostgreSQL text cannot hold, and so no row can have. */
@@ -604,10 +696,12 @@ function typedSqliteRow(statement: BetterSqlite3.Statement, row: Record<string, 
   return row;
 }
 
+const KEY_COLUMNS = { client: "clientId", userByEmail: "email", codeByDigest: "digest", deviceByDigest: "deviceCodeDigest" } as const;
+
 /** A row by the first statement of `name`, typed as Prisma types it; null when there is none. */
-async function typedRow<T>(name: "client" | "userByEmail", key: string): Promise<T | null> {
+async function typedRow<T>(name: keyof typeof KEY_COLUMNS, key: string): Promise<T | null> {
   const d = await driver();
-  if (d.kind === "postgresql") return (await pgLookup(d.pool, name, name === "client" ? "clientId" : "email", key)) as T | null;
+  if (d.kind === "postgresql") return (await pgLookup(d.pool, name, KEY_COLUMNS[name], key)) as T | null;
   const row = (await sqliteRead(d, (s) => s[name].get(key))) as Record<string, unknown> | undefined;
   return row ? (typedSqliteRow(statements(d.connection)[name], row) as T) : null;
 }
@@ -620,6 +714,16 @@ export function userByEmail(email: string): Promise<User | null> {
 /** The registered client with this public client_id, or null. */
 export function clientByClientId(clientId: string): Promise<Client | null> {
   return typedRow<Client>("client", clientId);
+}
+
+/** The authorization code with this digest, used or not, or null (RFC 6749 4.1.3). */
+export function authorizationCodeByDigest(digest: string): Promise<AuthorizationCode | null> {
+  return typedRow<AuthorizationCode>("codeByDigest", digest);
+}
+
+/** The device authorization with this device code digest, or null (RFC 8628 3.4). */
+export function deviceAuthorizationByDigest(digest: string): Promise<DeviceAuthorization | null> {
+  return typedRow<DeviceAuthorization>("deviceByDigest", digest);
 }
 
 /** One limited attempt's keys, each with its limit (src/limits/limiter.ts). */
@@ -685,17 +789,101 @@ export async function startGrant(start: NewGrant): Promise<number | null> {
     ]);
     return row?.id ?? null;
   }
-  const s = statements(d.connection);
-  const insert = d.connection.transaction((): number | null => {
+  return groupedWrite(d, (s) => {
     if (s.userConfirmed.get(grant.userId) === undefined) return null;
-    const at = sqliteTime(grant.createdAt);
-    const grantId = Number(s.insertGrant.run(grant.clientId, grant.userId, grant.grantType, grant.scopes, at, at).lastInsertRowid);
-    s.insertAccess.run(...tokenRowArgs({ ...access, grantId }));
-    if (refresh) s.insertRefresh.run(...tokenRowArgs({ ...refresh, grantId }));
-    if (audit) s.insertAudit.run(audit.type, sqliteTime(audit.at), audit.userId, audit.clientId, audit.ip, audit.detail);
-    return grantId;
+    return insertGrantWithTokens(s, start);
   });
-  return d.exclusive(() => insert.immediate());
+}
+
+/** Inserts the grant, its tokens and its event (inside a grouped write); the grant's id. */
+function insertGrantWithTokens(s: Statements, { grant, access, refresh, audit }: NewGrant): number {
+  const at = sqliteTime(grant.createdAt);
+  const authTime = grant.authTime ? sqliteTime(grant.authTime) : null;
+  const grantId = Number(s.insertGrant.run(grant.clientId, grant.userId, grant.grantType, grant.scopes, at, at, authTime).lastInsertRowid);
+  s.insertAccess.run(...tokenRowArgs({ ...access, grantId }));
+  if (refresh) s.insertRefresh.run(...tokenRowArgs({ ...refresh, grantId }));
+  if (audit) s.insertAudit.run(audit.type, sqliteTime(audit.at), audit.userId, audit.clientId, audit.ip, audit.detail);
+  return grantId;
+}
+
+/** Why a claim issued nothing: the code was claimed first (or its grant revoked), or the address is unconfirmed. */
+export type NotIssued = "lost" | "unconfirmed";
+
+/** Thrown inside a grouped write to undo its savepoint, with the reason to answer. */
+class Undo extends Error {
+  constructor(readonly reason: NotIssued) {
+    super(reason);
+  }
+}
+
+async function undone<T>(write: Promise<T>): Promise<T | NotIssued> {
+  try {
+    return await write;
+  } catch (error) {
+    if (error instanceof Undo) return error.reason;
+    throw error;
+  }
+}
+
+/** A code exchange: the code and its grant (read before), and the tokens and event to write with the claim. */
+export type CodeExchange = { codeId: number; grantId: number; userId: number; at: Date; access: NewTokenRow; refresh: NewTokenRow; audit: AuditRow | null };
+
+/**
+ * Claims an authorization code and issues its grant's tokens with the token.issued event, in one commit:
+ * "issued"; or, having written nothing, "lost" (the code was claimed first, or its grant revoked meanwhile)
+ * or "unconfirmed" (the user's address is not confirmed: the code is not spent).
+ */
+export async function exchangeCode(exchange: CodeExchange): Promise<"issued" | NotIssued> {
+  const d = await driver();
+  const { access, refresh, audit } = exchange;
+  if (d.kind === "postgresql") {
+    const [row] = await pgQuery<{ claimed: number; confirmed: boolean }>(d.pool, "exchangeCode", [
+      pgTime(exchange.at), exchange.codeId, exchange.grantId, exchange.userId, access.clientId,
+      access.digest, access.scopes, pgTime(access.expiresAt),
+      refresh.digest, refresh.scopes, pgTime(refresh.expiresAt),
+      access.jkt, refresh.jkt, access.audience,
+      audit?.type ?? null, audit?.clientId ?? null, audit?.ip ?? null, audit?.detail ?? null,
+    ]);
+    return row!.claimed === 1 ? "issued" : row!.confirmed ? "lost" : "unconfirmed";
+  }
+  return undone(
+    groupedWrite(d, (s): "issued" => {
+      if (s.userConfirmed.get(exchange.userId) === undefined) throw new Undo("unconfirmed");
+      const at = sqliteTime(exchange.at);
+      if (s.claimCode.run(at, exchange.codeId).changes !== 1) throw new Undo("lost");
+      if (s.touchGrant.run(at, exchange.grantId).changes !== 1) throw new Undo("lost"); // undoes the claim
+      s.insertAccess.run(...tokenRowArgs(access));
+      s.insertRefresh.run(...tokenRowArgs(refresh));
+      if (audit) s.insertAudit.run(audit.type, sqliteTime(audit.at), audit.userId, audit.clientId, audit.ip, audit.detail);
+      return "issued";
+    }),
+  );
+}
+
+/**
+ * Claims an approved device code and starts its grant (with the sign-in time), tokens and event, in one
+ * commit: the new grant's id; or, having written nothing, "lost" (claimed first) or "unconfirmed".
+ */
+export async function issueForDeviceCode(deviceId: number, start: NewGrant): Promise<number | NotIssued> {
+  const d = await driver();
+  const { grant, access, refresh, audit } = start;
+  if (d.kind === "postgresql") {
+    const [row] = await pgQuery<{ grantId: number | null; confirmed: boolean }>(d.pool, "issueForDeviceCode", [
+      pgTime(grant.createdAt), deviceId, grant.clientId, grant.userId, grant.grantType, grant.scopes, grant.authTime ? pgTime(grant.authTime) : null,
+      access.digest, access.scopes, pgTime(access.expiresAt),
+      refresh?.digest ?? null, refresh?.scopes ?? null, refresh ? pgTime(refresh.expiresAt) : null,
+      access.jkt, refresh?.jkt ?? null, access.audience,
+      audit?.type ?? null, audit?.clientId ?? null, audit?.ip ?? null, audit?.detail ?? null,
+    ]);
+    return row!.grantId ?? (row!.confirmed ? "lost" : "unconfirmed");
+  }
+  return undone(
+    groupedWrite(d, (s) => {
+      if (s.userConfirmed.get(grant.userId) === undefined) throw new Undo("unconfirmed");
+      if (s.claimDevice.run(sqliteTime(grant.createdAt), deviceId, grant.userId).changes !== 1) throw new Undo("lost");
+      return insertGrantWithTokens(s, start);
+    }),
+  );
 }
 
 /** A rotation whose rules are the token's own state (no scope narrowing), with the new pair's values. */

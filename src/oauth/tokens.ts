@@ -2,10 +2,11 @@
 // (docs/rules/tokens.md#token-values). Every token belongs to a grant (one authorization of a client by a
 // user); revoking the grant revokes them all in one transaction.
 // docs/rules/accounts.md#unconfirmed-accounts (account pre-hijacking): an account whose address is not
-// confirmed obtains no token by any grant. Every grant issues through startGrant or issueTokens below, which
-// refuse it in the transaction that would issue (unconfirmedAccount() says with which RFC 6749 error); the
-// refresh rotation, which issues from a token's own state, checks it in its claim
-// (src/token-endpoint/grants/refresh-token.ts, src/db/fast-sql.ts).
+// confirmed obtains no token by any grant. Every grant issues through a statement of src/db/fast-sql.ts that
+// refuses it in the transaction that would issue (unconfirmedAccount() says with which RFC 6749 error):
+// startGrant below (password, implicit, client credentials), the code exchange and the device-code claim
+// (src/token-endpoint/grants/authorization-code.ts, device-code.ts), and the refresh rotation, which issues
+// from a token's own state and checks it in its claim (src/token-endpoint/grants/refresh-token.ts).
 import { now } from "@/clock";
 import { digest, randomSecret } from "@/secrets";
 import { write, type Tx } from "@/db/client";
@@ -107,19 +108,6 @@ export function mintTokens(options: IssueOptions, issuedAt = now(), secrets = ne
 export function unconfirmedAccount(grantType: string): OAuthError {
   const code = grantType === "implicit" ? "access_denied" : grantType === "client_credentials" ? "unauthorized_client" : "invalid_grant";
   return new OAuthError(code, {}, "the account's e-mail address is not confirmed");
-}
-
-/**
- * Creates an access token (and a refresh token) inside the caller's transaction, for `grantType`; throws
- * (rolling the transaction back) when the user's address is not confirmed.
- */
-export async function issueTokens(tx: Tx, options: IssueOptions, grantType: string): Promise<TokenRecord> {
-  const user = await tx.user.findUnique({ where: { id: options.userId }, select: { emailVerifiedAt: true } });
-  if (!user?.emailVerifiedAt) throw unconfirmedAccount(grantType);
-  const minted = mintTokens(options);
-  await tx.accessToken.create({ data: minted.access });
-  if (minted.refresh) await tx.refreshToken.create({ data: minted.refresh });
-  return minted.record;
 }
 
 /**

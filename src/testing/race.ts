@@ -88,7 +88,8 @@ export async function together<T>(barrier: Barrier, requests: Promise<T>[], time
  *   - SQLite: a process has one connection, whose transactions queue first come, first served on one lock
  *     (src/db/client.ts); the test takes that lock without opening a transaction. Reads go on (Prisma's and
  *     the hot statements' alike, since no transaction is open), every transaction waits: each request reads
- *     and then waits at its claim. waitForClaims(n) watches the lock's queue until n wait on it.
+ *     and then waits at its claim. waitForClaims(n) watches the lock's queue until n wait on it, counting
+ *     each write of a grouped batch (src/db/fast-sql.ts), which waits as one transaction, as one claim.
  */
 export async function holdClaims(table: string, id: number) {
   const { db, driver, write } = await import("@/db/client");
@@ -100,8 +101,12 @@ export async function holdClaims(table: string, id: number) {
     return {
       /** Resolves once `count` transactions wait for the lock the test holds. */
       async waitForClaims(count: number): Promise<void> {
+        const { groupedWritesWaiting } = await import("@/db/fast-sql");
         for (let i = 0; i < 4000; i++) {
-          if (d.queued() >= count) return;
+          // A batch of grouped writes (src/db/fast-sql.ts) waits for the lock as one transaction: each of its
+          // writes is a claim that waits.
+          const grouped = groupedWritesWaiting();
+          if (d.queued() - grouped.batches + grouped.writes >= count) return;
           await turn();
         }
         throw new Error(`fewer than ${count} requests ever waited at their claim`);

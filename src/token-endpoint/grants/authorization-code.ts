@@ -2,25 +2,24 @@
 // rule of RFC 6749 4.1.2 / RFC 9700 4.2.4.
 //
 // A code is single-use, valid 60 seconds, and bound to the client, the redirect URI, the user, the scopes
-// and the PKCE challenge. The exchange claims the code with one conditional write; any second use, even one
-// racing the first, is invalid_grant and revokes every token issued from the code
+// and the PKCE challenge. The exchange claims the code with one conditional write, committed together with
+// the tokens and the token.issued event (src/db/fast-sql.ts exchangeCode); any second use, even one racing
+// the first, is invalid_grant and revokes every token issued from the code
 // (docs/rules/tokens.md#authorization-codes).
 import type { Client } from "@/generated/sqlite/client";
 import { now } from "@/clock";
 import { digest } from "@/secrets";
-import { db, write } from "@/db/client";
+import { auditRow } from "@/audit/record-event";
+import { authorizationCodeByDigest, exchangeCode } from "@/db/fast-sql";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
 import { verifierMatches } from "@/oauth/pkce";
 import { storedScopes } from "@/oauth/scope";
-import { dpopBinding, issueTokens, revokeGrant, type TokenRecord } from "@/oauth/tokens";
+import { dpopBinding, mintTokens, revokeGrant, unconfirmedAccount, type TokenRecord } from "@/oauth/tokens";
 import type { GrantContext } from "@/token-endpoint/grants/grant";
 import { storedAudience } from "@/oauth/resource";
-import { recordEventInTx } from "@/audit/record-event";
 
 export const GRANT_TYPE = "authorization_code";
-
-class LostClaim extends Error {}
 
 export async function authorizationCodeGrant(client: Client, params: Record<string, unknown>, context: GrantContext): Promise<TokenRecord> {
   // Validate
@@ -29,7 +28,7 @@ export async function authorizationCodeGrant(client: Client, params: Record<stri
   const redirectUri = requiredParam(params, "redirect_uri");
   const verifier = stringParam(params, "code_verifier");
 
-  const row = await (await db()).authorizationCode.findUnique({ where: { digest: digest(code) } });
+  const row = await authorizationCodeByDigest(digest(code)); // one statement (src/db/fast-sql.ts)
   if (!row || row.clientId !== client.id) throw new OAuthError("invalid_grant", {}, "unknown code");
   if (row.usedAt) {
     await revokeGrant(row.grantId, { type: "code.reused" });
@@ -51,22 +50,24 @@ export async function authorizationCodeGrant(client: Client, params: Record<stri
   }
   const audience = row.audience !== null ? storedAudience(row.audience) : context.audience;
 
-  // Respond: claim the code, then issue, in one transaction.
-  try {
-    return await write(async (tx) => {
-      const at = now();
-      const claimed = await tx.authorizationCode.updateMany({ where: { id: row.id, usedAt: null }, data: { usedAt: at } });
-      if (claimed.count !== 1) throw new LostClaim();
-      const live = await tx.grant.updateMany({ where: { id: row.grantId, revokedAt: null }, data: { lastUsedAt: at } });
-      if (live.count !== 1) throw new LostClaim();
-      const scopes = storedScopes(row.scopes);
-      const record = await issueTokens(tx, { grantId: row.grantId, clientId: row.clientId, userId: row.userId, scopes, refreshScopes: scopes, ...dpopBinding(client, context), audience }, GRANT_TYPE);
-      await recordEventInTx(tx, { type: "token.issued", userId: row.userId, clientId: client.clientId, detail: { grant_type: GRANT_TYPE, scope: record.scope } });
-      return record;
-    });
-  } catch (error) {
-    if (!(error instanceof LostClaim)) throw error;
+  // Respond: claim the code and issue, in one commit; the id_token, when there is one, is made after it
+  // (src/token-endpoint/token-endpoint.ts).
+  const at = now();
+  const scopes = storedScopes(row.scopes);
+  const minted = mintTokens({ grantId: row.grantId, clientId: row.clientId, userId: row.userId, scopes, refreshScopes: scopes, ...dpopBinding(client, context), audience }, at);
+  const outcome = await exchangeCode({
+    codeId: row.id,
+    grantId: row.grantId,
+    userId: row.userId,
+    at,
+    access: minted.access,
+    refresh: minted.refresh!,
+    audit: auditRow({ type: "token.issued", userId: row.userId, clientId: client.clientId, detail: { grant_type: GRANT_TYPE, scope: minted.record.scope } }),
+  });
+  if (outcome === "unconfirmed") throw unconfirmedAccount(GRANT_TYPE);
+  if (outcome === "lost") {
     await revokeGrant(row.grantId, { type: "code.reused", detail: { concurrent: true } });
     throw new OAuthError("invalid_grant", {}, "code used concurrently; tokens issued from it revoked");
   }
+  return minted.record;
 }

@@ -6,14 +6,11 @@
 // scopes describe a person signing in, which this grant has none of, and are invalid_scope. No refresh token
 // (RFC 6749 4.4.3).
 import type { Client } from "@/generated/sqlite/client";
-import { now } from "@/clock";
-import { recordEventInTx } from "@/audit/record-event";
 import { isPublicClient } from "@/clients/represent";
-import { write } from "@/db/client";
 import { OAuthError } from "@/oauth/errors";
 import { stringParam } from "@/oauth/params";
-import { API_SCOPES, formatScope, parseScope, type Scope } from "@/oauth/scope";
-import { issueTokens, type TokenRecord } from "@/oauth/tokens";
+import { API_SCOPES, parseScope, type Scope } from "@/oauth/scope";
+import { startGrant, type TokenRecord } from "@/oauth/tokens";
 import type { GrantContext } from "@/token-endpoint/grants/grant";
 
 export const GRANT_TYPE = "client_credentials";
@@ -30,14 +27,7 @@ export async function clientCredentialsGrant(client: Client, params: Record<stri
     throw new OAuthError("invalid_scope", {}, "client_credentials takes readonly and readwrite only");
   }
 
-  // Respond: a grant of its own for each token, so that deleting the token ends only that one.
-  return write(async (tx) => {
-    const at = now();
-    const grant = await tx.grant.create({
-      data: { clientId: client.id, userId: ownerId, grantType: GRANT_TYPE, scopes: formatScope(scopes), createdAt: at, lastUsedAt: at },
-    });
-    const record = await issueTokens(tx, { grantId: grant.id, clientId: client.id, userId: ownerId, scopes, refreshScopes: null, jkt: context.jkt, audience: context.audience }, GRANT_TYPE);
-    await recordEventInTx(tx, { type: "token.issued", userId: ownerId, clientId: client.clientId, detail: { grant_type: GRANT_TYPE, scope: record.scope } });
-    return record;
-  });
+  // Respond: a grant of its own for each token, so that deleting the token ends only that one; the grant, the
+  // token and the token.issued event in one commit (src/db/fast-sql.ts startGrant).
+  return startGrant({ clientId: client.id, publicClientId: client.clientId, userId: ownerId, grantType: GRANT_TYPE, scopes, withRefreshToken: false, jkt: context.jkt, refreshJkt: null, audience: context.audience });
 }

@@ -7,19 +7,20 @@
 //   poll, which then grows by 5 seconds for every later poll (3.5). The last poll time is compared and set
 //   in one conditional write, so of two polls at once one is "too soon";
 // - approved: the token record of docs/rules/tokens.md#token-response with a refresh token, exactly once: the
-//   first poll claims the device code with one conditional write as the first statement of the transaction
-//   that issues. A later poll is invalid_grant and revokes nothing: a device that retried a lost answer is no
+//   first poll claims the device code with one conditional write committed together with the grant, the
+//   tokens and the token.issued event (src/db/fast-sql.ts issueForDeviceCode). A later poll is invalid_grant and revokes nothing: a device that retried a lost answer is no
 //   attacker.
 import type { Client } from "@/generated/sqlite/client";
 import { now } from "@/clock";
-import { recordEventInTx } from "@/audit/record-event";
+import { auditRow } from "@/audit/record-event";
 import { ApiError } from "@/http/errors";
 import { digest } from "@/secrets";
-import { db, write } from "@/db/client";
+import { write } from "@/db/client";
+import { deviceAuthorizationByDigest, issueForDeviceCode } from "@/db/fast-sql";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam } from "@/oauth/params";
 import { storedScopes } from "@/oauth/scope";
-import { dpopBinding, issueTokens, type TokenRecord } from "@/oauth/tokens";
+import { dpopBinding, mintTokens, unconfirmedAccount, type TokenRecord } from "@/oauth/tokens";
 import type { GrantContext } from "@/token-endpoint/grants/grant";
 
 export const GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
@@ -27,13 +28,11 @@ export const GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
 export const CLIENT_GRANT_TYPE = "device_code";
 export const SLOW_DOWN_STEP_SECONDS = 5;
 
-class LostClaim extends Error {}
-
 export async function deviceCodeGrant(client: Client, params: Record<string, unknown>, context: GrantContext): Promise<TokenRecord> {
   // Validate
   if (client.grantType !== CLIENT_GRANT_TYPE) throw new OAuthError("unauthorized_client");
   const deviceCode = requiredParam(params, "device_code");
-  const row = await (await db()).deviceAuthorization.findUnique({ where: { deviceCodeDigest: digest(deviceCode) } });
+  const row = await deviceAuthorizationByDigest(digest(deviceCode)); // one statement (src/db/fast-sql.ts)
   if (!row || row.clientId !== client.id) throw new OAuthError("invalid_grant", {}, "unknown device code");
   if (row.usedAt) throw new OAuthError("invalid_grant", {}, "device code already used");
   const at = now();
@@ -57,22 +56,18 @@ export async function deviceCodeGrant(client: Client, params: Record<string, unk
     throw new OAuthError("slow_down");
   }
 
-  // Respond: approved. Claim, then issue, in one transaction.
-  try {
-    return await write(async (tx) => {
-      const issuedAt = now();
-      const claimed = await tx.deviceAuthorization.updateMany({ where: { id: row.id, status: "approved", usedAt: null }, data: { usedAt: issuedAt } });
-      if (claimed.count !== 1 || row.userId === null) throw new LostClaim();
-      const scopes = storedScopes(row.scopes);
-      const grant = await tx.grant.create({
-        data: { clientId: client.id, userId: row.userId, grantType: CLIENT_GRANT_TYPE, scopes: row.scopes, createdAt: issuedAt, lastUsedAt: issuedAt, authTime: row.authTime },
-      });
-      const record = await issueTokens(tx, { grantId: grant.id, clientId: client.id, userId: row.userId, scopes, refreshScopes: scopes, ...dpopBinding(client, context), audience: context.audience }, CLIENT_GRANT_TYPE);
-      await recordEventInTx(tx, { type: "token.issued", userId: row.userId, clientId: client.clientId, detail: { grant_type: CLIENT_GRANT_TYPE, scope: record.scope } });
-      return record;
-    });
-  } catch (error) {
-    if (!(error instanceof LostClaim)) throw error;
-    throw new OAuthError("invalid_grant", {}, "device code used concurrently");
-  }
+  // Respond: approved. Claim and issue, in one commit.
+  if (row.userId === null) throw new OAuthError("invalid_grant", {}, "device code used concurrently");
+  const issuedAt = now();
+  const scopes = storedScopes(row.scopes);
+  const minted = mintTokens({ grantId: 0, clientId: client.id, userId: row.userId, scopes, refreshScopes: scopes, ...dpopBinding(client, context), audience: context.audience }, issuedAt);
+  const outcome = await issueForDeviceCode(row.id, {
+    grant: { clientId: client.id, userId: row.userId, grantType: CLIENT_GRANT_TYPE, scopes: row.scopes, createdAt: issuedAt, authTime: row.authTime },
+    access: minted.access,
+    refresh: minted.refresh,
+    audit: auditRow({ type: "token.issued", userId: row.userId, clientId: client.clientId, detail: { grant_type: CLIENT_GRANT_TYPE, scope: minted.record.scope } }),
+  });
+  if (outcome === "unconfirmed") throw unconfirmedAccount(CLIENT_GRANT_TYPE);
+  if (outcome === "lost") throw new OAuthError("invalid_grant", {}, "device code used concurrently");
+  return minted.record;
 }
