@@ -37,18 +37,21 @@ const exactSubpaths: Plugin = {
   },
 };
 
-/** Compiles the server and the fast lane's route modules into dist/ (emptied first). */
-export async function buildServer(): Promise<void> {
+/**
+ * Compiles the server and the fast lane's route modules into `outdir` (dist/, emptied first); returns the
+ * packages the output imports, as written in it (for the test that Node's own loader finds each one).
+ */
+export async function buildServer(outdir = DIST): Promise<string[]> {
   const routes = buildRouteTable(join(ROOT, "app"), FAST_LANE_ROOTS).routes.map((route) => route.file);
   const entryPoints = [
     { in: join(ROOT, "scripts", "serve.ts"), out: "server" },
     ...routes.map((file) => ({ in: file, out: relative(ROOT, file).replace(/\.(ts|js|mjs)$/, "") })),
   ];
-  rmSync(DIST, { recursive: true, force: true });
+  rmSync(outdir, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: ROOT,
     entryPoints,
-    outdir: DIST,
+    outdir,
     bundle: true,
     splitting: true,
     format: "esm",
@@ -63,7 +66,9 @@ export async function buildServer(): Promise<void> {
     plugins: [exactSubpaths],
   });
   const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
-  console.log(`Compiled the server: ${entryPoints.length} entry points, ${Object.keys(result.metafile.outputs).length} files in dist/ (${(bytes / 1024 / 1024).toFixed(1)} MiB with source maps)`);
+  console.log(`Compiled the server: ${entryPoints.length} entry points, ${Object.keys(result.metafile.outputs).length} files in ${relative(ROOT, outdir)}/ (${(bytes / 1024 / 1024).toFixed(1)} MiB with source maps)`);
+  const packages = Object.values(result.metafile.outputs).flatMap((output) => output.imports.filter((used) => used.external).map((used) => used.path));
+  return [...new Set(packages)].sort();
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await buildServer();
