@@ -8,8 +8,8 @@
 // Shared code lands in one chunk that every entry imports, so the server and its route modules share one copy
 // of each module (one database holder, one metrics registry), as they do under tsx. Packages stay plain
 // imports from node_modules (Next, Prisma's runtime, the native modules); the `@/` and `@emails/` aliases of
-// tsconfig.json are resolved by esbuild. Source maps sit beside each file, and `node --enable-source-maps`
-// (set by dist/server.js's own start line, see below) maps stack traces back to the TypeScript.
+// tsconfig.json are resolved by esbuild. Source maps sit beside each file: `node --enable-source-maps` maps
+// stack traces back to the TypeScript when wanted (it holds the maps in memory, so production runs without).
 import { build, type Plugin } from "esbuild";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
