@@ -5,7 +5,7 @@ const config = [
   ...nextVitals,
   ...nextTs,
   {
-    ignores: ["node_modules/**", ".next/**", "src/generated/**", ".data/**", ".test-scratch/**", "next-env.d.ts", "test-results/**", "playwright-report/**", "e2e-screenshots/**", "bench-results/**", ".stryker-tmp*/**", "reports/**"],
+    ignores: ["node_modules/**", ".next/**", "dist/**", "src/generated/**", ".data/**", ".test-scratch/**", "next-env.d.ts", "test-results/**", "playwright-report/**", "e2e-screenshots/**", "bench-results/**", ".stryker-tmp*/**", "reports/**"],
   },
   {
     rules: {

@@ -16,6 +16,9 @@ const nextConfig = {
   // which CI runs before the build; the build does not check them a second time.
   typescript: { ignoreBuildErrors: true },
   reactStrictMode: true,
+  // Next loads every page and route module of the build at start by default; under `npm start` the fast lane
+  // serves /api itself, and a page's module is loaded when it is first asked for (docs/design.md#memory).
+  experimental: { preloadEntriesOnStart: false },
   // The dev server's request log must not print tokens (docs/rules/endpoints.md#records-and-identifiers);
   // `next start` logs no requests. Paths and queries that carry tokens, codes or secrets: token paths, the
   // authorization endpoint (an implicit client_secret), the redeem, e-mail confirmation and password reset

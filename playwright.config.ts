@@ -1,7 +1,8 @@
 import { defineConfig } from "@playwright/test";
 import { rmSync } from "node:fs";
+import { startArguments } from "./scripts/start-command";
 
-// The e2e suite runs the production build (`next start` through scripts/serve.ts, which migrates first) on
+// The e2e suite runs the production build (`node dist/server.js start`, which migrates first) on
 // a fresh SQLite file, in Debian's Chromium (Playwright downloads no browser here). Workers inherit
 // E2E_DATABASE_URL from the main process, so the file is chosen (and the old ones removed) once.
 if (!process.env.E2E_DATABASE_URL) {
@@ -38,7 +39,7 @@ export default defineConfig({
     { name: "phone", testMatch: PAGE_SPECS, use: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 } },
   ],
   webServer: {
-    command: "node --import tsx scripts/serve.ts start",
+    command: ["node", ...startArguments()].join(" "), // the compiled server (npm run build), as production runs it
     url: `${baseURL}/api/ready`,
     env: e2eEnv,
     reuseExistingServer: false,

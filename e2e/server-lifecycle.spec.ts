@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { connect } from "node:net";
 import { resolve } from "node:path";
+import { startArguments } from "../scripts/start-command";
 import { e2eEnv } from "./env";
 
 const PORT = Number(process.env.E2E_LIFECYCLE_PORT ?? Number(e2eEnv.PORT) + 100);
@@ -30,7 +31,7 @@ async function startServer(workers: number): Promise<Server> {
     WORKERS: String(workers),
     LOG_LEVEL: "info",
   };
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/serve.ts", "start"], {
+  const child = spawn(process.execPath, startArguments(), {
     env: { ...process.env, ...env } as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -6,7 +6,7 @@
 //
 //   bare node:http     a node:http server answering {"status":"ok"}: what Node itself costs      (port P+2)
 //   next start         plain `next start`: what Next costs for the same route handler              (port P+1)
-//   npm start          the custom server (scripts/serve.ts start: the fast lane and Next)         (port P)
+//   npm start          the custom server (node dist/server.js start: the fast lane and Next)      (port P)
 //   npm start, no token cache   the same with TOKEN_CACHE_SIZE=0                                  (port P+3)
 //
 // and, against `npm start`:
@@ -55,6 +55,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { startArguments } from "./start-command";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TOKEN_PATH = "/api/connect/oauth2/token/";
@@ -70,6 +71,9 @@ const SIGNIN_CALLBACK_PATH = "/api/auth/callback/credentials";
 const FLOOD_CONNECTIONS = 64;
 /** One client's password grants, one at a time: the legitimate user whose latency the flood must not ruin. */
 const LEGITIMATE_CONNECTIONS = 1;
+// Memory (docs/benchmarks.md#memory): the server's resident memory, one process, idle and after the run.
+const RSS_IDLE_TARGET_MIB = 200;
+const RSS_AFTER_TARGET_MIB = 300;
 
 type Options = { duration: number; connections: number; port: number; workers: number; yesWipe: boolean; scale: boolean };
 type DatabaseKind = "sqlite" | "postgresql";
@@ -881,8 +885,8 @@ function gitCommit(): string | null {
 
 async function main(): Promise<void> {
   const options = parseOptions();
-  if (!existsSync(join(ROOT, ".next", "BUILD_ID"))) {
-    console.error("No production build found (.next/BUILD_ID): run `npm run build` first.");
+  if (!existsSync(join(ROOT, ".next", "BUILD_ID")) || !existsSync(join(ROOT, "dist", "server.js"))) {
+    console.error("No production build found (.next/BUILD_ID and dist/server.js): run `npm run build` first.");
     process.exit(1);
   }
   for (const port of [options.port, options.port + 1, options.port + 2, options.port + 3]) await assertPortFree(port);
@@ -917,7 +921,7 @@ async function main(): Promise<void> {
   Object.assign(process.env, serverEnv);
 
   console.error(`Starting npm start (WORKERS=${options.workers}), next start and a bare node:http server on ${database.kind}...`);
-  const app = startProcess("npm start", process.execPath, ["--import", "tsx", "scripts/serve.ts", "start"], serverEnv);
+  const app = startProcess("npm start", process.execPath, startArguments(ROOT), serverEnv);
   cleanups.push(app.stop);
   await waitForHealth(bases.app, app); // migrated by now
   const plainNext = startProcess("next start", process.execPath, [join(ROOT, "node_modules", "next", "dist", "bin", "next"), "start", "--port", String(options.port + 1)], {
@@ -932,7 +936,7 @@ async function main(): Promise<void> {
   cleanups.push(bare.stop);
   await Promise.all([waitForHealth(bases.next, plainNext), waitForHealth(bases.bare, bare)]);
   // SQLite's token cache (src/db/fast-sql.ts) off: what a bearer read costs when it misses.
-  const uncached = bases.uncached ? startProcess("npm start, no token cache", process.execPath, ["--import", "tsx", "scripts/serve.ts", "start"], { ...serverEnv, PORT: String(options.port + 3), TOKEN_CACHE_SIZE: "0" }) : null;
+  const uncached = bases.uncached ? startProcess("npm start, no token cache", process.execPath, startArguments(ROOT), { ...serverEnv, PORT: String(options.port + 3), TOKEN_CACHE_SIZE: "0" }) : null;
   if (uncached) {
     cleanups.push(uncached.stop);
     await waitForHealth(bases.uncached!, uncached);
@@ -942,6 +946,10 @@ async function main(): Promise<void> {
   const { scenarios } = await buildScenarios(bases, fixtures, options.connections);
   scenarios.push(...(await issuanceScenarios(bases, fixtures, options)));
   await warmUp(scenarios);
+  // --- Memory (docs/benchmarks.md#memory): the server's resident memory once started and warmed up, before any load.
+  await new Promise((resolve) => setTimeout(resolve, 2_000)); // let the warm-up's garbage be collected
+  const idleRss = groupRss(app.child.pid!);
+  // --- end of Memory
 
   const groups: ServerGroups = { [bases.app]: app.child.pid!, [bases.next]: plainNext.child.pid!, [bases.bare]: bare.child.pid! };
   if (uncached) groups[bases.uncached!] = uncached.child.pid!;
@@ -1044,6 +1052,15 @@ async function main(): Promise<void> {
     );
   }
   targets.push(...issuanceTargets(rows, database.kind));
+  // --- Memory (docs/benchmarks.md#memory): one process (WORKERS=1), the compiled server.
+  const totalMiB = (processes: typeof rss) => round(processes.reduce((sum, p) => sum + p.rssMiB, 0), 1);
+  if (options.workers === 1) {
+    targets.push(
+      { target: `server RSS idle <= ${RSS_IDLE_TARGET_MIB} MiB`, measured: `${totalMiB(idleRss)} MiB`, pass: totalMiB(idleRss) <= RSS_IDLE_TARGET_MIB },
+      { target: `server RSS after the run <= ${RSS_AFTER_TARGET_MIB} MiB`, measured: `${totalMiB(rss)} MiB`, pass: totalMiB(rss) <= RSS_AFTER_TARGET_MIB },
+    );
+  }
+  // --- end of Memory
   if (scale) {
     const cost = ratio(scale.small.requests_per_second, scale.large.requests_per_second);
     targets.push({ target: `lookup at ${SCALE_TOKENS.toLocaleString("en")} tokens <= 1.2x at ${SMALL_TOKENS.toLocaleString("en")}`, measured: `${cost.toFixed(2)}x`, pass: cost <= 1.2 });
@@ -1059,6 +1076,7 @@ async function main(): Promise<void> {
   );
   console.log(table(rows));
   console.log(`\nraw argon2id verify rate: ${rawRate.toFixed(1)}/s (${slots} at once)`);
+  console.log(`npm start RSS idle (started, warmed up): ${idleRss.map((p) => `${p.rssMiB} MiB (pid ${p.pid}: ${p.command})`).join("; ")}`);
   console.log(`npm start RSS after the run: ${rss.map((p) => `${p.rssMiB} MiB (pid ${p.pid}: ${p.command})`).join("; ")}`);
   console.log(`                      total: ${round(rss.reduce((sum, p) => sum + p.rssMiB, 0), 1)} MiB\n`);
   const width = Math.max(...targets.map((t) => t.target.length));
@@ -1104,6 +1122,7 @@ async function main(): Promise<void> {
       flood_statuses: underFlood.flood.status_codes,
       flood_client_addresses: "random X-Forwarded-For per request, TRUST_PROXY=1",
     },
+    rss_idle: idleRss,
     rss_after_run: rss,
     targets,
   };

@@ -18,5 +18,5 @@ const run = (command: string, commandArgs: string[]) => {
   if (result.status !== 0) process.exit(result.status ?? 1);
 };
 const noBuild = args.includes("--no-build");
-if (!noBuild) run("node_modules/.bin/tsx", ["scripts/serve.ts", "build"]);
+if (!noBuild) run("npm", ["run", "-s", "build"]); // Next's build and the compiled server (dist/)
 run("node_modules/.bin/playwright", ["test", ...args.filter((arg) => arg !== "--no-build")]);

@@ -1,4 +1,4 @@
-// npm run test:faults (docs/operations.md): the production build (`npm start`, the custom server) on
+// npm run test:faults (docs/operations.md): the production build (`node dist/server.js start`, the custom server) on
 // PostgreSQL, driven from outside through three faults, each checked as an operator would:
 //   1. PostgreSQL stopped and started again under load: every answer is a 2xx, 4xx or 503 (never a 500, never
 //      a dropped connection), each within 10 s; the service recovers by itself; every 201 is still there.
@@ -16,6 +16,7 @@ import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { startArguments } from "./start-command";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DATABASE_URL = process.env.FAULTS_DATABASE_URL ?? "postgresql://app:app@localhost:5440/app_faults";
@@ -89,7 +90,7 @@ const serverEnv = {
 } as NodeJS.ProcessEnv;
 
 function startServer(): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/serve.ts", "start"], { cwd: ROOT, env: serverEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, startArguments(ROOT), { cwd: ROOT, env: serverEnv, stdio: ["ignore", "pipe", "pipe"] });
   child.stdout!.on("data", (chunk: Buffer) => process.stdout.write(`  [server] ${chunk}`));
   child.stderr!.on("data", (chunk: Buffer) => process.stdout.write(`  [server] ${chunk}`));
   return child;
@@ -271,7 +272,7 @@ async function sigtermUnderLoad(server: ChildProcess, user: Account): Promise<vo
 // --- the run --------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
-  if (!existsSync(`${ROOT}/.next/BUILD_ID`)) throw new Broken("no production build: run `npm run build` first");
+  if (!existsSync(`${ROOT}/.next/BUILD_ID`) || !existsSync(`${ROOT}/dist/server.js`)) throw new Broken("no production build: run `npm run build` first");
   say(`database ${DATABASE_URL.replace(/:[^:@/]+@/, ":***@")}, cluster ${PG_VERSION} ${PG_CLUSTER}, server port ${PORT}, mail stand-in port ${MAIL_PORT}`);
   await emptyDatabase();
   const standIn = await startMailStandIn();

@@ -29,7 +29,10 @@ function npmRun(script: "dev" | "start", port: number, until: RegExp) {
   // NODE_ENV is left out: npm run dev and npm start decide it, as they do for a developer.
   const { NODE_ENV: _testMode, ...inherited } = process.env;
   const env = { ...inherited, DATABASE_URL: `file:${file}`, PORT: String(port), APP_URL: "", AUTH_SECRET: "serve-test-secret-serve-test-secret-0123", NEXT_TELEMETRY_DISABLED: "1" } as unknown as NodeJS.ProcessEnv;
-  const child = spawn("npm", ["run", "-s", script], { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  // `npm start` runs the compiled server (node dist/server.js start, from `npm run build`); this suite runs
+  // without a build, so it runs the TypeScript that dist/server.js is compiled from.
+  const [command, args] = script === "start" ? [process.execPath, ["--import", "tsx", "scripts/serve.ts", "start"]] : ["npm", ["run", "-s", script]];
+  const child = spawn(command, args, { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   const demoFile = file.replace(/\.db$/, ".demo.env");
   started.push({ child, files: [file, demoFile] });
   let output = "";
@@ -93,7 +96,7 @@ describe("npm run dev", () => {
 
 describe("npm start", () => {
   it("migrates a new database and never seeds it", async () => {
-    // Without a build `next start` stops at once; with one it serves. Either way the seed would have run by then.
+    // Without a Next build the server stops at once; with one it serves. Either way the seed would have run by then.
     const run = npmRun("start", 3337, /Ready (in|on)|started server|Could not find a production build/i);
     const { output } = await run.done;
     expect(output).not.toMatch(/Demo data created/);

@@ -7,9 +7,13 @@
 // `start` then runs the custom server (src/server/server.ts: Next.js for pages, the fast lane for /api) in
 // this process, or with WORKERS=n, n workers behind a primary that accepts the connections
 // (src/server/workers.ts); each worker runs this file again and goes straight to serving, since the primary
-// checked and migrated. `dev` stays `next dev`, `build` `next build`. `npm start` runs this file with
-// `node --import tsx` (not the tsx command, whose parent process relays signals and kills a child that does
-// not acknowledge one within 30 ms: a busy server would be killed instead of shutting down).
+// checked and migrated. `dev` stays `next dev`, `build` `next build` (package.json's build then compiles this
+// file, with the server and the fast lane's route modules, into dist/: scripts/build-server.ts). Production
+// runs the compiled file with plain node, `node dist/server.js start` (`npm start` does the same, with npm in
+// front), no TypeScript loader in the process (docs/design.md#memory). Without a build, `node --import tsx
+// scripts/serve.ts start` runs the same code from source (not the tsx command, whose parent process relays
+// signals and kills a child that does not acknowledge one within 30 ms: a busy server would be killed instead
+// of shutting down).
 import { spawn } from "node:child_process";
 import cluster from "node:cluster";
 import { createRequire } from "node:module";
@@ -27,6 +31,9 @@ const processEnv = process.env as Record<string, string | undefined>;
 if (mode === "start") processEnv.NODE_ENV = "production";
 if (mode === "dev") processEnv.NODE_ENV = "development";
 
+// Compiled by `npm run build` into dist/server.js (scripts/build-server.ts), which production runs with plain
+// node; the fast lane's route modules are then the compiled ones in dist/app, beside it.
+const COMPILED = import.meta.url.endsWith(".js");
 const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
 
 function runNext(args: string[], extraEnv: Record<string, string> = {}): void {
@@ -43,7 +50,8 @@ type Config = import("../src/env").Env;
  */
 async function serveHere(config: Config): Promise<void> {
   const { startAppServer } = await import("../src/server/server");
-  const server = await startAppServer({ dir: ROOT, port: config.port, appUrl: config.appUrl, listen: !cluster.isWorker });
+  const routesDir = COMPILED ? fileURLToPath(new URL("app", import.meta.url)) : undefined;
+  const server = await startAppServer({ dir: ROOT, routesDir, port: config.port, appUrl: config.appUrl, listen: !cluster.isWorker });
   const exit = (code: number) => process.exit(code);
   if (cluster.isWorker) {
     const { serveAsWorker } = await import("../src/server/workers");

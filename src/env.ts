@@ -181,7 +181,10 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
  * variables already set win), so that the start-up checks, the CLI and the server all see the same values.
  */
 export async function loadDotenvFiles(mode = process.env.NODE_ENV === "production" ? "production" : "development"): Promise<void> {
-  const { loadEnvConfig } = (await import("@next/env")) as typeof import("@next/env");
+  // A CommonJS package whose names Node's own ESM loader cannot see (the compiled server, dist/): its
+  // module.exports is then the default export.
+  const nextEnv = (await import("@next/env")) as typeof import("@next/env") & { default?: typeof import("@next/env") };
+  const { loadEnvConfig } = nextEnv.default ?? nextEnv;
   loadEnvConfig(process.cwd(), mode === "development", { info: () => {}, error: console.error }, true);
 }
 

@@ -8,9 +8,6 @@
 // addresses, "send the link again", reset requests), so that nobody can use the service to flood a mailbox;
 // concurrent requests included (the count holds the mailbox's lock on PostgreSQL).
 import { createElement } from "react";
-import ResetPassword, { RESET_PASSWORD_SUBJECT } from "@emails/reset-password";
-import SignupAttempt, { SIGNUP_ATTEMPT_SUBJECT } from "@emails/signup-attempt";
-import VerifyEmail, { VERIFY_EMAIL_SUBJECT } from "@emails/verify-email";
 import { nowMs } from "@/clock";
 import { env } from "@/env";
 import { noLinks } from "@/email/no-links";
@@ -34,7 +31,10 @@ function pageLink(path: string, token?: string): string {
 export const verifyEmailLink = (token: string) => pageLink("/verify-email", token);
 export const resetPasswordLink = (token: string) => pageLink("/reset-password", token);
 
+// The mail components (emails/, and react-email with them) load when a mail is first rendered, not with the
+// server (docs/design.md#memory).
 export async function renderVerifyEmail(user: { name: string; email: string }, token: string, expiresAt: Date): Promise<OutgoingMail> {
+  const { default: VerifyEmail, VERIFY_EMAIL_SUBJECT } = await import("@emails/verify-email");
   const props = { name: noLinks(user.name), email: user.email, link: verifyEmailLink(token), expiresAt: formatDateTime(expiresAt) };
   const [live, kept] = await Promise.all([
     renderHtmlAndText(createElement(VerifyEmail, props)),
@@ -44,12 +44,14 @@ export async function renderVerifyEmail(user: { name: string; email: string }, t
 }
 
 export async function renderSignupAttempt(user: { name: string; email: string }): Promise<OutgoingMail> {
+  const { default: SignupAttempt, SIGNUP_ATTEMPT_SUBJECT } = await import("@emails/signup-attempt");
   const props = { name: noLinks(user.name), email: user.email, signInUrl: pageLink("/login"), resetUrl: pageLink("/forgot-password") };
   const rendered = await renderHtmlAndText(createElement(SignupAttempt, props));
   return { to: user.email, kind: "signup_attempt", subject: SIGNUP_ATTEMPT_SUBJECT, ...rendered };
 }
 
 export async function renderResetPassword(user: { name: string; email: string }, token: string, expiresAt: Date): Promise<OutgoingMail> {
+  const { default: ResetPassword, RESET_PASSWORD_SUBJECT } = await import("@emails/reset-password");
   const props = { name: noLinks(user.name), email: user.email, link: resetPasswordLink(token), expiresAt: formatDateTime(expiresAt) };
   const [live, kept] = await Promise.all([
     renderHtmlAndText(createElement(ResetPassword, props)),

@@ -3,12 +3,14 @@
 // the transaction that declines the request and writes it to the outbox. Names people chose pass through
 // noLinks() (docs/rules/permission-requests.md#mail-and-the-outbox).
 import { createElement } from "react";
-import PermissionRequestDeclined, { permissionRequestDeclinedSubject, type PermissionRequestDeclinedProps } from "@emails/permission-request-declined";
+import type { PermissionRequestDeclinedProps } from "@emails/permission-request-declined";
 import { noLinks } from "@/email/no-links";
 import type { OutgoingMail } from "@/email/outbox";
 import { oneLine, renderHtmlAndText } from "@/email/render";
 
 export async function renderPermissionRequestDeclinedMail(to: string, props: PermissionRequestDeclinedProps): Promise<OutgoingMail> {
+  // Loaded with the first mail, not with the server (docs/design.md#memory).
+  const { default: PermissionRequestDeclined, permissionRequestDeclinedSubject } = await import("@emails/permission-request-declined");
   const safe: PermissionRequestDeclinedProps = {
     ...props,
     requesterName: noLinks(props.requesterName),

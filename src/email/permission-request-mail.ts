@@ -5,13 +5,15 @@
 // second copy without the link is rendered for the outbox to keep once the provider accepted the mail
 // (src/email/deliver.ts).
 import { createElement } from "react";
-import PermissionRequestEmail, { permissionRequestSummary, type PermissionRequestEmailProps } from "@emails/permission-request";
+import type { PermissionRequestEmailProps } from "@emails/permission-request";
 import { noLinks } from "@/email/no-links";
 import type { OutgoingMail } from "@/email/outbox";
 import { oneLine, renderHtmlAndText } from "@/email/render";
 
 
 export async function renderPermissionRequestMail(to: string, props: PermissionRequestEmailProps): Promise<OutgoingMail> {
+  // Loaded with the first mail, not with the server (docs/design.md#memory).
+  const { default: PermissionRequestEmail, permissionRequestSummary } = await import("@emails/permission-request");
   const safe: PermissionRequestEmailProps = {
     ...props,
     targetName: noLinks(props.targetName),

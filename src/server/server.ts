@@ -30,6 +30,9 @@ export const SHUTDOWN_GRACE_MS = 10_000;
 
 export type AppServerOptions = {
   dir: string;
+  /** Where the fast lane's route modules are: `${dir}/app` (TypeScript, under tsx and in the tests), or
+   * dist/app, compiled by `npm run build` (scripts/build-server.ts), when the server runs compiled. */
+  routesDir?: string;
   port: number;
   appUrl: string;
   /** false in a WORKERS worker: the primary accepts the connections and hands them over (accept()). */
@@ -45,7 +48,7 @@ export type AppServer = {
 
 export async function startAppServer(options: AppServerOptions): Promise<AppServer> {
   const nextApp = next({ dev: false, dir: options.dir, port: options.port });
-  const routes = buildRouteTable(`${options.dir}/app`);
+  const routes = buildRouteTable(options.routesDir ?? `${options.dir}/app`);
   metrics(); // this process's registry (and, in a WORKERS worker, its answer to the primary's collection)
   // Next first: it sets up the runtime (globalThis.AsyncLocalStorage) that next/server, which route modules
   // import, needs when it is first loaded. Nothing imported above this line may load next/server.
