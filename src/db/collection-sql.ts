@@ -1,7 +1,7 @@
 // The reads of the bundle, bundle permission and permission request collections and records, below Prisma
 // (docs/design.md#the-data-layer), beside the hot token statements of src/db/fast-sql.ts. Through Prisma a
-// page cost a count and a findMany whose includes are further queries (about 1 ms of CPU for an empty page,
-// 25 times a bearer read); here each read is ONE statement: the page, its total and the rows it references
+// page cost a count and a findMany whose includes are further queries (an empty page answered 24 times fewer
+// requests a second than a bearer read, docs/benchmarks.md#collection-reads); here each read is ONE statement: the page, its total and the rows it references
 // (bundle, owner, the users named), a row per object, joined. The rules stay in the domain files:
 // - who sees which rows (docs/rules/permission-requests.md#bundles, #bundle-permissions,
 //   #listing-and-reading): the conditions below are src/bundles/access.ts visibleBundles(),
