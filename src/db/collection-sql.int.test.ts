@@ -5,7 +5,7 @@
 // with TEST_DATABASE_URL): every viewer, every page window, every record, the answers byte for byte.
 // The rules they keep: docs/rules/permission-requests.md#bundles, #bundle-permissions, #listing-and-reading,
 // #who-sees-an-e-mail-address, and docs/rules/endpoints.md#collections.
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { nowMs } from "@/clock";
 import { db, write } from "@/db/client";
@@ -154,8 +154,15 @@ async function seed(): Promise<Seeded> {
 
 describe("collection reads in one statement (src/db/collection-sql.ts)", () => {
   let data: Seeded;
+  const zone = process.env.TZ;
   beforeAll(async () => {
+    // Times are UTC whatever the process's time zone (PostgreSQL's JSON has them without a zone).
+    process.env.TZ = "America/New_York";
     data = await seed();
+  });
+  afterAll(() => {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
   });
 
   const windows: Array<[limit: number, offset: number]> = [[20, 0], [1, 0], [2, 1], [3, 2], [5, 5], [100, 0], [7, 30], [20, 9_007_199_254_740_991]];
