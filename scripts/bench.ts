@@ -20,6 +20,9 @@
 //   password      POST token endpoint        password grant: an argon2id verification (~11 ms) and a new grant
 //   client_credentials  POST token endpoint  client_secret_basic, a new grant and its token (16 connections)
 //   code exchange       POST token endpoint  authorization codes made beforehand (see issuanceScenarios)
+//   collection empty, collection page of 20 populated (16 connections)   GET /api/bundle_permission_request/,
+//                 /api/bundle/, /api/bundle_permission/: one statement each (src/db/collection-sql.ts), for a
+//                 user who is party to nothing and for one whose first page holds 20 objects with their references
 // plus the raw argon2id verify rate of this machine (in this process, as many at once as the server hashes),
 // and "sign-in under a flood": one client's password grants, first alone, then while 64 connections send web
 // sign-ins with random e-mails the way a browser does (next-auth's CSRF token and cookie, then POST
@@ -569,6 +572,58 @@ async function approvedCodes(clientId: string, userId: number, count: number): P
   }
 }
 
+// --- Collection reads (docs/benchmarks.md#collection-reads) ---------------------------------------------
+// The three collections that src/db/collection-sql.ts reads in one statement, at 16 connections: empty (the
+// bench user is party to nothing) and a full default page of 20 populated objects (a second user who owns 25
+// bundles, granted each to someone, and is the target of 25 permission requests). Targets: each at least
+// 0.25x the one-user bearer read of the same run (`bearer read @16`) and p99 under 10 ms.
+const COLLECTIONS = ["bundle_permission_request", "bundle", "bundle_permission"] as const;
+const COLLECTION_CONNECTIONS = 16;
+const COLLECTION_ROWS = 25;
+
+/** A user (with a password client, as createFixtures()) whose three collections hold COLLECTION_ROWS objects each. */
+async function createCollectionFixtures(): Promise<Fixtures> {
+  const { createUser } = await import("../src/users/create-user");
+  const { createClient } = await import("../src/clients/create-client");
+  const { db, disconnectDb, write } = await import("../src/db/client");
+  try {
+    const tag = randomBytes(4).toString("hex");
+    const email = `bench-pages-${tag}@example.test`;
+    const user = await createUser({ email, password: PASSWORD, name: "Bench Owner" });
+    const client = await createClient({ ownerId: user.id, name: "Bench pages client", grantType: "password" });
+    if (!client.client_secret) throw new Error("the password client has no secret");
+    const row = await (await db()).client.findUniqueOrThrow({ where: { clientId: client.client_id } });
+    const at = Date.now();
+    await write(async (tx) => {
+      const others = [];
+      for (let i = 0; i < 2; i++) others.push(await tx.user.create({ data: { email: `bench-other-${tag}-${i}@example.test`, name: `Bench Other ${i}`, passwordHash: "not a hash: never signs in" } }));
+      for (let i = 0; i < COLLECTION_ROWS; i++) {
+        const createdAt = new Date(at - (COLLECTION_ROWS - i) * 1000);
+        const bundle = await tx.bundle.create({ data: { name: `Bench bundle ${i}`, ownerId: user.id, createdAt } });
+        await tx.bundlePermission.create({ data: { bundleId: bundle.id, userAllowedId: others[0]!.id, userTargetId: user.id, createdAt } });
+        await tx.permissionRequest.create({
+          data: {
+            tokenDigest: createHash("sha256").update(`bench-${tag}-${i}`).digest("base64url"),
+            bundleId: bundle.id,
+            userAllowedId: others[1]!.id,
+            userTargetId: user.id,
+            requestedById: others[0]!.id,
+            allowedNamedByEmail: i % 2 === 0,
+            redeemUrl: "https://client.example.test/redeem",
+            ttl: 604800,
+            status: i % 3 === 0 ? "declined" : "pending",
+            createdAt,
+            expiresAt: new Date(at + 7 * 24 * 3600 * 1000),
+          },
+        });
+      }
+    });
+    return { userId: user.id, email: user.email, clientId: client.client_id, clientSecret: client.client_secret, clientPk: row.id };
+  } finally {
+    await disconnectDb();
+  }
+}
+
 function issuanceTargets(rows: Figures[], kind: DatabaseKind): Target[] {
   const row = (name: string) => rows.find((r) => r.scenario === name);
   const targets: Target[] = [];
@@ -582,6 +637,33 @@ function issuanceTargets(rows: Figures[], kind: DatabaseKind): Target[] {
     check("refresh rotation", 2_000, "refresh rotations beside issuance");
   }
   return targets;
+}
+
+const emptyCollection = (name: string) => `collection empty: ${name} @${COLLECTION_CONNECTIONS}`;
+const fullCollection = (name: string) => `collection page of 20 populated: ${name} @${COLLECTION_CONNECTIONS}`;
+
+/** The collection scenarios: the bench user's empty collections, the populated user's first pages. */
+async function collectionScenarios(base: string, bearer: string): Promise<Scenario[]> {
+  const populated = await passwordGrant(base, await createCollectionFixtures());
+  return COLLECTIONS.flatMap((name) => [
+    get(emptyCollection(name), base, `/api/${name}/`, { Authorization: `Bearer ${bearer}` }, COLLECTION_CONNECTIONS),
+    get(fullCollection(name), base, `/api/${name}/`, { Authorization: `Bearer ${populated.access_token}` }, COLLECTION_CONNECTIONS),
+  ]);
+}
+
+/** Each collection scenario: >= 0.25x `bearer read @16` of the same run, and p99 < 10 ms. */
+function collectionTargets(rows: Figures[]): Target[] {
+  const row = (name: string) => rows.find((r) => r.scenario === name);
+  const bearer = row("bearer read @16")!;
+  return COLLECTIONS.flatMap((name) => [emptyCollection(name), fullCollection(name)]).flatMap((name): Target[] => {
+    const measured = row(name);
+    if (!measured) return [];
+    const ratio = bearer.requests_per_second > 0 ? measured.requests_per_second / bearer.requests_per_second : 0;
+    return [
+      { target: `${name} >= 0.25x bearer read @16`, measured: `${ratio.toFixed(2)}x (${measured.requests_per_second.toFixed(0)}/s vs ${bearer.requests_per_second.toFixed(0)}/s)`, pass: ratio >= 0.25 },
+      { target: `${name} p99 < 10 ms`, measured: `${measured.latency_ms.p99} ms`, pass: measured.latency_ms.p99 < 10 },
+    ];
+  });
 }
 
 /** A few sequential requests to each GET route, so that loading route code is not part of a measurement. */
@@ -943,8 +1025,9 @@ async function main(): Promise<void> {
   }
 
   const fixtures = await createFixtures();
-  const { scenarios } = await buildScenarios(bases, fixtures, options.connections);
+  const { scenarios, bearer } = await buildScenarios(bases, fixtures, options.connections);
   scenarios.push(...(await issuanceScenarios(bases, fixtures, options)));
+  scenarios.push(...(await collectionScenarios(bases.app, bearer))); // (collection reads)
   await warmUp(scenarios);
   // --- Memory (docs/benchmarks.md#memory): the server's resident memory once started and warmed up, before any load.
   await new Promise((resolve) => setTimeout(resolve, 2_000)); // let the warm-up's garbage be collected
@@ -1033,6 +1116,7 @@ async function main(): Promise<void> {
     { target: "password grants >= 0.8x raw argon2id verify rate", measured: `${ratio(rps("password grant"), rawRate).toFixed(2)}x (${rps("password grant").toFixed(0)}/s vs ${rawRate.toFixed(0)}/s)`, pass: ratio(rps("password grant"), rawRate) >= 0.8 },
     { target: "bearer read p99 < 50 ms at 16 connections", measured: `${bearerRow.latency_ms.p99} ms`, pass: bearerRow.latency_ms.p99 < 50 },
   ];
+  targets.push(...collectionTargets(rows)); // (collection reads)
   {
     const { idle, underFlood: flooded, flood } = underFlood;
     const refused = (flood.status_codes["429"] ?? 0) + (flood.status_codes["503"] ?? 0);

@@ -1,14 +1,14 @@
-import { permissionParties, PERMISSION_INCLUDE, representBundlePermission } from "@/bundle-permissions/represent";
+// GET /api/bundle_permission/<id>/ (docs/rules/permission-requests.md#bundle-permissions): either party
+// (permissionParties()); 404 for anyone else. One statement (src/db/collection-sql.ts).
+import { representBundlePermission } from "@/bundle-permissions/represent";
+import { visibleBundlePermission } from "@/db/collection-sql";
 import { notFound } from "@/http/errors";
-import { db } from "@/db/client";
+import { andThen, type MaybePromise } from "@/http/route";
 
-/** GET /api/bundle_permission/<id>/: either party; 404 for anyone else. */
-export async function getBundlePermission(options: { id: string; viewerId: number }) {
+export function getBundlePermission(options: { id: string; viewerId: number }): MaybePromise<ReturnType<typeof representBundlePermission>> {
   if (!/^\d{1,12}$/.test(options.id)) throw notFound("no such bundle permission");
-  const row = await (await db()).bundlePermission.findFirst({
-    where: { AND: [{ id: Number(options.id) }, permissionParties(options.viewerId)] },
-    include: PERMISSION_INCLUDE,
+  return andThen(visibleBundlePermission(options.viewerId, Number(options.id)), (row) => {
+    if (!row) throw notFound("no such bundle permission");
+    return representBundlePermission(row, options.viewerId);
   });
-  if (!row) throw notFound("no such bundle permission");
-  return representBundlePermission(row, options.viewerId);
 }

@@ -1,4 +1,4 @@
-import type { Bundle, BundlePermission, User } from "@/generated/sqlite/client";
+import type { BundlePermissionRow } from "@/db/collection-sql";
 import { representBundle } from "@/bundles/represent";
 import { representUser } from "@/users/represent";
 
@@ -7,7 +7,8 @@ export const bundlePermissionUri = (id: number) => `/api/bundle_permission/${id}
 /** What a representation needs loaded with the row. */
 export const PERMISSION_INCLUDE = { bundle: { include: { owner: true } }, userAllowed: true, userTarget: true } as const;
 
-export type PermissionWithRelations = BundlePermission & { bundle: Bundle & { owner: User }; userAllowed: User; userTarget: User };
+/** A permission as read with what it references: by src/db/collection-sql.ts, or by Prisma with PERMISSION_INCLUDE. */
+export type PermissionWithRelations = BundlePermissionRow;
 
 /**
  * docs/rules/permission-requests.md#bundle-permissions: {id, resource_uri, bundle, user_allowed, user_target

@@ -1,17 +1,17 @@
-import { visibleBundles } from "@/bundles/access";
+// GET /api/bundle/<id>/ (docs/rules/permission-requests.md#bundles): for the owner and allowed users
+// (src/bundles/access.ts says who); 404 for anyone else, whether or not it exists. One statement
+// (src/db/collection-sql.ts).
 import { representBundle } from "@/bundles/represent";
+import { visibleBundle } from "@/db/collection-sql";
 import { notFound } from "@/http/errors";
-import { db } from "@/db/client";
+import { andThen, type MaybePromise } from "@/http/route";
 
 const NO_SUCH_BUNDLE = "no such bundle";
 
-/** GET /api/bundle/<id>/: for the owner and allowed users; 404 for anyone else, whether or not it exists. */
-export async function getBundle(options: { id: string; viewerId: number }) {
+export function getBundle(options: { id: string; viewerId: number }): MaybePromise<ReturnType<typeof representBundle>> {
   if (!/^\d{1,12}$/.test(options.id)) throw notFound(NO_SUCH_BUNDLE);
-  const bundle = await (await db()).bundle.findFirst({
-    where: { AND: [{ id: Number(options.id) }, visibleBundles(options.viewerId)] },
-    include: { owner: true },
+  return andThen(visibleBundle(options.viewerId, Number(options.id)), (bundle) => {
+    if (!bundle) throw notFound(NO_SUCH_BUNDLE);
+    return representBundle(bundle, options.viewerId);
   });
-  if (!bundle) throw notFound(NO_SUCH_BUNDLE);
-  return representBundle(bundle, options.viewerId);
 }

@@ -1,22 +1,12 @@
-import { visibleBundles } from "@/bundles/access";
+// GET /api/bundle/ (docs/rules/permission-requests.md#bundles): the bundles the user owns or was allowed into
+// (src/bundles/access.ts says who), newest first, in the collection envelope (docs/rules/endpoints.md#collections);
+// one statement (src/db/collection-sql.ts).
 import { representBundle } from "@/bundles/represent";
-import { collection, type PageRequest } from "@/http/collection";
-import { db } from "@/db/client";
+import { bundlePage } from "@/db/collection-sql";
+import { collection, type Collection, type PageRequest } from "@/http/collection";
+import { andThen, type MaybePromise } from "@/http/route";
 
-/** GET /api/bundle/: the bundles the user owns or was allowed into, newest first. */
-export async function listBundles(options: { viewerId: number; page: PageRequest }) {
+export function listBundles(options: { viewerId: number; page: PageRequest }): MaybePromise<Collection<ReturnType<typeof representBundle>>> {
   const { viewerId, page } = options;
-  const client = await db();
-  const where = visibleBundles(viewerId);
-  const [total, rows] = await Promise.all([
-    client.bundle.count({ where }),
-    client.bundle.findMany({
-      where,
-      include: { owner: true },
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      skip: page.offset,
-      take: page.limit,
-    }),
-  ]);
-  return collection(page, total, rows.map((row) => representBundle(row, viewerId)));
+  return andThen(bundlePage(viewerId, page), ({ total, rows }) => collection(page, total, rows.map((row) => representBundle(row, viewerId))));
 }

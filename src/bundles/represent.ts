@@ -1,9 +1,10 @@
-import type { Bundle, User } from "@/generated/sqlite/client";
+import type { BundleRow } from "@/db/collection-sql";
 import { representUser } from "@/users/represent";
 
 export const bundleUri = (id: number) => `/api/bundle/${id}/`;
 
-export function representBundle(bundle: Bundle & { owner: User }, viewerId: number | null) {
+/** A bundle as read with its owner: by src/db/collection-sql.ts, or by Prisma with `include: { owner: true }`. */
+export function representBundle(bundle: BundleRow, viewerId: number | null) {
   return {
     id: bundle.id,
     resource_uri: bundleUri(bundle.id),

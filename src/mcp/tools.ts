@@ -52,7 +52,7 @@ function answer(value: unknown): CallToolResult {
  * Runs a tool's domain call; a refusal becomes a tool error with the status and error the API answers for it
  * (src/http/route.ts errorResponse(), which also logs what the API logs).
  */
-async function run(request: Request, call: () => Promise<unknown>): Promise<CallToolResult> {
+async function run(request: Request, call: () => unknown): Promise<CallToolResult> {
   try {
     return answer(await call());
   } catch (error) {

@@ -1,26 +1,17 @@
+// GET /api/bundle_permission_request/ (docs/rules/permission-requests.md#listing-and-reading): where the user is
+// requester, target or allowed user (requestParties()), whatever became of them (declined and withdrawn ones
+// too), newest first, in the collection envelope (docs/rules/endpoints.md#collections); one statement
+// (src/db/collection-sql.ts).
 import { nowMs } from "@/clock";
-import { collection, type PageRequest } from "@/http/collection";
-import { db } from "@/db/client";
-import { REQUEST_INCLUDE, representPermissionRequest, requestParties } from "@/permission-requests/represent";
+import { permissionRequestPage } from "@/db/collection-sql";
+import { collection, type Collection, type PageRequest } from "@/http/collection";
+import { andThen, type MaybePromise } from "@/http/route";
+import { representPermissionRequest } from "@/permission-requests/represent";
 
-/**
- * GET /api/bundle_permission_request/ (docs/rules/permission-requests.md#listing-and-reading): where the user is
- * requester, target or allowed user, whatever became of them (declined and withdrawn ones too); newest first.
- */
-export async function listPermissionRequests(options: { viewerId: number; page: PageRequest }) {
+export function listPermissionRequests(options: { viewerId: number; page: PageRequest }): MaybePromise<Collection<ReturnType<typeof representPermissionRequest>>> {
   const { viewerId, page } = options;
-  const client = await db();
-  const where = requestParties(viewerId);
-  const [total, rows] = await Promise.all([
-    client.permissionRequest.count({ where }),
-    client.permissionRequest.findMany({
-      where,
-      include: REQUEST_INCLUDE,
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      skip: page.offset,
-      take: page.limit,
-    }),
-  ]);
-  const at = nowMs();
-  return collection(page, total, rows.map((row) => representPermissionRequest(row, viewerId, at)));
+  return andThen(permissionRequestPage(viewerId, page), ({ total, rows }) => {
+    const at = nowMs();
+    return collection(page, total, rows.map((row) => representPermissionRequest(row, viewerId, at)));
+  });
 }

@@ -1,6 +1,7 @@
 // The bundle_permission_request record (docs/rules/permission-requests.md#the-request-record). The token is
 // not a column of it and never appears in any representation: only its digest is stored.
-import type { Bundle, PermissionRequest, User } from "@/generated/sqlite/client";
+import type { PermissionRequest } from "@/generated/sqlite/client";
+import type { PermissionRequestRow } from "@/db/collection-sql";
 import { representBundle } from "@/bundles/represent";
 import { permissionRequestContext } from "@/users/email-visibility";
 import { representUser } from "@/users/represent";
@@ -14,12 +15,8 @@ export const REQUEST_INCLUDE = {
   requestedBy: true,
 } as const;
 
-export type RequestWithRelations = PermissionRequest & {
-  bundle: Bundle & { owner: User };
-  userAllowed: User;
-  userTarget: User;
-  requestedBy: User;
-};
+/** A request as read with what it references: by src/db/collection-sql.ts, or by Prisma with REQUEST_INCLUDE. */
+export type RequestWithRelations = PermissionRequestRow;
 
 export type RequestStatus = "pending" | "redeemed" | "declined" | "withdrawn" | "expired";
 

@@ -73,8 +73,8 @@ async function redeem(row: RequestWithRelations, principal: Principal) {
         data: { status: "redeemed", redeemedAt: at, endedAt: at, pendingKey: null },
       });
       if (claimed.count === 0) return false;
-      await recordEventInTx(tx, { type: "permission_request.redeemed", userId: row.userTargetId, detail: { request: row.id, bundle: row.bundleId, user_allowed: row.userAllowedId } });
-      const key = { bundleId: row.bundleId, userAllowedId: row.userAllowedId };
+      await recordEventInTx(tx, { type: "permission_request.redeemed", userId: row.userTargetId, detail: { request: row.id, bundle: row.bundle.id, user_allowed: row.userAllowedId } });
+      const key = { bundleId: row.bundle.id, userAllowedId: row.userAllowedId };
       // The owner may have granted the same access directly in the meantime: then it is already there.
       if (!(await tx.bundlePermission.findUnique({ where: { bundleId_userAllowedId: key } }))) {
         await tx.bundlePermission.create({ data: { ...key, userTargetId: row.userTargetId, createdAt: at } });
