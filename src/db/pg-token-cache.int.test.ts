@@ -32,6 +32,21 @@ async function warm(key: string): Promise<PgTokenCache> {
   return cache;
 }
 
+/**
+ * The token bearerToken() answers for `key` from this process's cache: two reads in a row give the same frozen
+ * object, which the cache holds. Read again while a late heartbeat (a loaded machine) or a commit of another
+ * test file makes it ask the database; a cache that never answers fails here.
+ */
+async function hit(cache: PgTokenCache, key: string) {
+  for (let attempt = 0; attempt < 400; attempt++) {
+    const first = await bearerToken(key, now());
+    const second = await bearerToken(key, now());
+    if (first !== null && second === first && cache.get(key, now().getTime()) === first) return first;
+    await sleep(5);
+  }
+  throw new Error("the cache never answered a hit");
+}
+
 /** A connection of its own, as psql or another program would make: outside the pool, so nothing waits. */
 let outside: pg.Client;
 beforeAll(async () => {
@@ -48,11 +63,9 @@ describe.skipIf(!onPostgres)("the PostgreSQL token cache", () => {
     const s = await passwordSession();
     const key = digest(s.accessToken);
     const cache = await warm(key);
-    const first = await bearerToken(key, now());
+    const first = await hit(cache, key);
     expect(first).toMatchObject({ userId: s.user.id, userName: "Test User" });
     expect(Object.isFrozen(first)).toBe(true);
-    expect(await bearerToken(key, now())).toBe(first);
-    expect(cache.get(key, now().getTime())).toBe(first);
     advanceClock(3600 * 1000);
     expect(cache.get(key, now().getTime())).toBeUndefined();
     expect(await bearerToken(key, now())).toBeNull();
@@ -62,8 +75,7 @@ describe.skipIf(!onPostgres)("the PostgreSQL token cache", () => {
     const s = await passwordSession();
     const key = digest(s.accessToken);
     const cache = await warm(key);
-    const first = await bearerToken(key, now());
-    expect(await bearerToken(key, now())).toBe(first);
+    await hit(cache, key);
     await outside.query(`UPDATE "User" SET "name" = 'Renamed Outside' WHERE "id" = $1`, [s.user.id]);
     await sleep(STALENESS_MS);
     expect(await bearerToken(key, now())).toMatchObject({ userId: s.user.id, userName: "Renamed Outside" });
@@ -78,8 +90,7 @@ describe.skipIf(!onPostgres)("the PostgreSQL token cache", () => {
     const s = await passwordSession();
     const key = digest(s.accessToken);
     const cache = await warm(key);
-    const cached = await bearerToken(key, now());
-    expect(await bearerToken(key, now())).toBe(cached);
+    await hit(cache, key);
     // This instance's listener now lags: the revocation's notification reaches it only when released. The
     // revocation, through Prisma, completes STALENESS_MS after its commit; by then the newest heartbeat this
     // instance has applied is too old for a hit, so it asks the database. (On a loaded machine this would pass
@@ -99,8 +110,7 @@ describe.skipIf(!onPostgres)("the PostgreSQL token cache", () => {
     const s = await passwordSession();
     const key = digest(s.accessToken);
     const cache = await warm(key);
-    const cached = await bearerToken(key, now());
-    expect(await bearerToken(key, now())).toBe(cached);
+    await hit(cache, key);
     const { rows } = await outside.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE query LIKE 'NOTIFY "token_cache_hb_%' AND pid <> pg_backend_pid() AND datname = current_database()`);
     const pids = rows.map((row) => row.pid);
     expect(pids.length).toBeGreaterThan(0);
@@ -111,9 +121,7 @@ describe.skipIf(!onPostgres)("the PostgreSQL token cache", () => {
     expect(await bearerToken(key, now())).toMatchObject({ userName: "Renamed While Deaf" });
     // It listens again (after RETRY_AFTER_MS) and answers from the cache once more.
     await warm(key);
-    const again = await bearerToken(key, now());
-    expect(again).toMatchObject({ userName: "Renamed While Deaf" });
-    expect(await bearerToken(key, now())).toBe(again);
+    expect(await hit(cache, key)).toMatchObject({ userName: "Renamed While Deaf" });
   }, 20_000);
 });
 
