@@ -10,9 +10,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { now, resetClock } from "@/clock";
 import { requestPasswordReset } from "@/accounts/request-password-reset";
 import { takeAccountStep } from "@/accounts/lifecycle";
-import { resetPassword } from "@/accounts/reset-password";
+import { describePasswordReset, resetPassword } from "@/accounts/reset-password";
 import { signUp } from "@/accounts/sign-up";
-import { confirmEmail, resendVerification } from "@/accounts/verify-email";
+import { confirmEmail, describeVerification, resendVerification } from "@/accounts/verify-email";
 import { sessionUserFromCookieHeader } from "@/auth/session";
 import { createClient } from "@/clients/create-client";
 import { listMail } from "@/email/list-mail";
@@ -365,6 +365,9 @@ describe("a link is tied to the address it was mailed to", () => {
     const moved = uniqueEmail("elsewhere");
     await write((tx) => tx.user.update({ where: { id: user.id }, data: { email: moved } }));
 
+    // The pages the links open say nothing about the account either (no address, no name).
+    expect(await describeVerification(confirmLink)).toEqual({ state: "unknown" });
+    expect(await describePasswordReset(resetLink)).toEqual({ state: "unknown" });
     expect(await confirmEmail(confirmLink)).toEqual({ state: "unknown" });
     expect(await resetPassword({ token: resetLink, password: OWNER_PASSWORD })).toEqual({ state: "unknown" });
     expect(await userRow(moved)).toMatchObject({ emailVerifiedAt: null, sessionVersion: 0 });
@@ -372,5 +375,17 @@ describe("a link is tied to the address it was mailed to", () => {
     expect(await (await db()).accountToken.count({ where: { userId: user.id, usedAt: { not: null } } })).toBe(0);
     expect(await (await db()).client.count({ where: { ownerId: user.id } })).toBe(1);
     expect((await read(user.id, tokens.accessToken)).status).toBe(200);
+  });
+
+  it("a used confirmation link no longer says its address is confirmed once the account has another address", async () => {
+    const email = uniqueEmail("confirmed-then-moved");
+    await signUpUnconfirmed(email);
+    const link = /\/verify-email\?token=([A-Za-z0-9_-]{43})/.exec((await listMail({ to: email }))[0]!.text)![1]!;
+    expect(await confirmEmail(link)).toEqual({ state: "confirmed", email });
+    expect(await describeVerification(link)).toEqual({ state: "confirmed", email });
+    const user = await userRow(email);
+    await write((tx) => tx.user.update({ where: { id: user.id }, data: { email: uniqueEmail("moved-on") } }));
+    expect(await describeVerification(link)).toEqual({ state: "used" });
+    expect(await confirmEmail(link)).toEqual({ state: "used" });
   });
 });

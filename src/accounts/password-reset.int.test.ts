@@ -211,6 +211,19 @@ describe("choosing the new password", () => {
     expect(await signInWithPassword({ email: person.email, password: NEW_PASSWORD, ip })).toMatchObject({ ok: true });
   });
 
+  it("forgets only the address's own failed sign-ins: a longer address, or one its wildcard characters would match, stays limited", async () => {
+    const person = await makeUser({ email: uniqueEmail("re_set") });
+    const ip = ipFor();
+    const similar = [`${person.email}.org`, person.email.replace("re_set", "reXset"), person.email.replace("re_set", "re%set")];
+    for (const email of [person.email, ...similar]) {
+      for (let i = 0; i < 10; i++) await signInWithPassword({ email, password: "wrong guess", ip });
+    }
+    for (const email of similar) expect(await signInWithPassword({ email, password: "wrong guess", ip })).toEqual({ ok: false, reason: "rate_limited" });
+    await resetPassword({ token: await requested(person.email), password: NEW_PASSWORD });
+    expect(await signInWithPassword({ email: person.email, password: NEW_PASSWORD, ip })).toMatchObject({ ok: true });
+    for (const email of similar) expect({ email, result: await signInWithPassword({ email, password: "wrong guess", ip }) }).toEqual({ email, result: { ok: false, reason: "rate_limited" } });
+  });
+
   it("answers an unknown, malformed or verify-email token as unknown", async () => {
     const email = uniqueEmail("verify");
     await signUp({ email, password: "a long password", ip: ipFor() });

@@ -186,13 +186,16 @@ export class PgTokenCache {
    * For tests: a listener that lags behind the database. Notifications queue, unapplied, until the returned
    * function applies them in order.
    */
-  hold(): () => void {
+  hold(): (() => void) & { heartbeatsSentAt(): number[] } {
     const held: Array<[pg.Client, pg.Notification]> = (this.held ??= []);
-    return () => {
+    const release = () => {
       if (this.held !== held) return;
       this.held = null;
       for (const [client, message] of held) this.notified(client, message);
     };
+    /** When the heartbeats queued so far were sent. */
+    const heartbeatsSentAt = () => held.filter(([, message]) => message.channel === this.heartbeatChannel).map(([, message]) => Number(message.payload));
+    return Object.assign(release, { heartbeatsSentAt });
   }
   private held: Array<[pg.Client, pg.Notification]> | null = null;
 
@@ -218,6 +221,17 @@ export class PgTokenCache {
   }
 }
 
+const waitStaleness = () => new Promise<void>((resolve) => setTimeout(resolve, STALENESS_MS));
+let commitHold: () => Promise<void> = waitStaleness;
+
+/**
+ * For tests: what holds back an invalidating commit's completion instead of the STALENESS_MS wait (null: the
+ * wait again), so that a test can see the order of the commit, the hold and the completion without timing it.
+ */
+export function holdCommitsWith(hold: (() => Promise<void>) | null): void {
+  commitHold = hold ?? waitStaleness;
+}
+
 /**
  * Holds back the completion of every statement on `client` that ends a transaction which raised
  * INVALIDATION_NOTICE (a committed change a cached token may depend on) for STALENESS_MS: rule 3 above.
@@ -235,7 +249,7 @@ export function settleCommits(client: pg.ClientBase): void {
   const settle = (failed: boolean): Promise<void> | null => {
     if (!invalidated || status() !== "I") return null;
     invalidated = false;
-    return failed ? null : new Promise((resolve) => setTimeout(resolve, STALENESS_MS));
+    return failed ? null : commitHold();
   };
   const after = <A extends unknown[]>(callback: (error: unknown, ...rest: A) => void) =>
     function (this: unknown, error: unknown, ...rest: A) {

@@ -296,6 +296,22 @@ describe("RFC 9449 DPoP on /api", () => {
     expect((await pruneTokens()).dpop_proofs).toBeGreaterThanOrEqual(stored.length);
     expect(await (await db()).dpopProof.count({ where: { id: { in: stored.map((row) => row.id) } } })).toBe(0);
   });
+
+  it("keeps the jti of a proof dated ahead (iat in the future, within the 60 s) until that proof's own window ends: tokens:prune in between leaves it, so a replay is still refused", async () => {
+    const s = await passwordClient();
+    const key = await dpopKey();
+    const ahead = Math.floor(nowMs() / 1000) + 50; // acceptable until 110 s from now
+    const dpop = await proof(key, { url: TOKEN_URL, claims: { iat: ahead } });
+    expect((await call("POST", TOKEN, { body: passwordBody(s), headers: { dpop } })).status).toBe(200);
+    advanceClock(90_000); // 40 s past the proof's iat: the proof itself still passes the iat check
+    await pruneTokens();
+    const replay = await call("POST", TOKEN, { body: passwordBody(s), headers: { dpop } });
+    expect(replay.status).toBe(400);
+    expect(replay.json).toEqual({ error: "invalid_dpop_proof" });
+    advanceClock(21_000); // past iat + 60 s: refused by iat alone, and the row may go
+    const late = await call("POST", TOKEN, { body: passwordBody(s), headers: { dpop } });
+    expect(late.json).toEqual({ error: "invalid_dpop_proof" });
+  });
 });
 
 describe("RFC 9449 5: refresh tokens", () => {

@@ -711,6 +711,33 @@ describe("a private key's ciphertext is bound to its row", () => {
     }
   });
 
+  // Each of the two checks on a loaded key alone, the other passing: a ciphertext that names another kid
+  // (AES-GCM authenticates the header that names it) though it holds the row's own key; and one that names the
+  // row (its kid and generation) but holds another key. Both are made here with the encryption key itself.
+  it.each([
+    ["names another kid, though it holds the row's own key", "other-kid", "own"],
+    ["names the row's kid and generation but holds another key", "row-kid", "other"],
+  ] as const)("a ciphertext that %s does not load: the key of its own row signs", async (_name, names, holds) => {
+    const current = await freshSigningRow();
+    const own = await generateKeyPair("RS256", { extractable: true });
+    const other = await generateKeyPair("RS256", { extractable: true });
+    const publicJwk = await exportJWK(own.publicKey);
+    const kid = await calculateJwkThumbprint(publicJwk);
+    const generation = (await newestGeneration()) + 1000;
+    const forged = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(await exportJWK((holds === "own" ? own : other).privateKey))))
+      .setProtectedHeader({ alg: "dir", enc: "A256GCM", kid: names === "row-kid" ? kid : `not-${kid}`, cty: "jwk+json", gen: generation })
+      .encrypt(encryptionKey());
+    await write((tx) => tx.signingKey.create({ data: { kid, generation, alg: "RS256", publicJwk: JSON.stringify(publicJwk), privateJwe: forged } }));
+    try {
+      const { s, idToken, lines } = await signedWhileForged(kid);
+      expect(decodeProtectedHeader(idToken).kid).toBe(current.kid);
+      expect((await verifyIdToken(idToken, s.client.client_id)).sub).toBe(String(s.user.id));
+      expect(lines).toEqual([expect.objectContaining({ message: "a signing key does not load and is skipped", generation })]);
+    } finally {
+      await write((tx) => tx.signingKey.deleteMany({ where: { generation } }));
+    }
+  });
+
   it("a row in the previous format (a JWE naming only its kid) still signs, and is re-encrypted bound to its row on first use", async () => {
     const { publicKey, privateKey } = await generateKeyPair("RS256", { extractable: true });
     const publicJwk = await exportJWK(publicKey);

@@ -14,6 +14,7 @@ import { db } from "@/db/client";
 import { digest } from "@/secrets";
 import { call } from "@/testing/app";
 import { runCli } from "@/testing/cli";
+import { refuseDeletes, refuseInserts } from "@/testing/faults";
 import { makeUser } from "@/testing/factories";
 import { sessionCookie } from "@/testing/session";
 
@@ -170,7 +171,9 @@ describe("REGISTRATION=open", () => {
 
   it("refuses malformed metadata with the RFC 7591 error, creating nothing", async () => {
     mode("open");
-    const before = await (await db()).client.count();
+    // This test's own registrations only (its client address): other files create clients meanwhile.
+    const created = () => db().then((d) => d.auditEvent.count({ where: { type: "client.created", ip: address } }));
+    const before = await created();
     const cases: Array<[unknown, string]> = [
       [{ ...webApp, redirect_uris: ["myapp://cb"] }, "invalid_redirect_uri"],
       [{ ...webApp, redirect_uris: ["http://agent.example.test/cb"] }, "invalid_redirect_uri"],
@@ -203,7 +206,9 @@ describe("REGISTRATION=open", () => {
     const garbage = await call("POST", REGISTER, { raw: "{not json", headers: { "content-type": "application/json", "x-forwarded-for": address } });
     expect(garbage.status).toBe(400);
     expect(garbage.json).toEqual({ error: "invalid_client_metadata" });
-    expect(await (await db()).client.count()).toBe(before);
+    expect(await created()).toBe(before);
+    expect((await register(webApp)).status).toBe(201); // (which the count does see)
+    expect(await created()).toBe(before + 1);
   });
 
   it("registers a confidential device client, whose secret works at the token endpoint", async () => {
@@ -247,6 +252,45 @@ describe("RFC 7592 management", () => {
     expect(deleted.status).toBe(204);
     expect((await call("GET", path, { headers: auth })).status).toBe(401);
     expect(await (await db()).auditEvent.count({ where: { type: "client.deleted", clientId: created.client_id } })).toBe(1);
+  });
+});
+
+describe("RFC 7592 delete and its audit event (docs/rules/operations.md#audit-log)", () => {
+  async function registered() {
+    mode("open");
+    const created = (await register(webApp)).json as { client_id: string; registration_access_token: string; registration_client_uri: string };
+    return { created, path: new URL(created.registration_client_uri).pathname, auth: { authorization: `Bearer ${created.registration_access_token}` } };
+  }
+  const events = (clientId: string) => db().then((d) => d.auditEvent.count({ where: { type: "client.deleted", clientId } }));
+  const clients = (clientId: string) => db().then((d) => d.client.count({ where: { clientId } }));
+
+  it("keeps the client when its event cannot be written (one transaction), and deletes both once it can", async () => {
+    const { created, path, auth } = await registered();
+    const undo = await refuseInserts("AuditEvent", "clientId", created.client_id);
+    try {
+      const refused = await call("DELETE", path, { headers: auth });
+      expect(refused.status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await undo();
+    }
+    expect(await clients(created.client_id)).toBe(1);
+    expect(await events(created.client_id)).toBe(0);
+    expect((await call("DELETE", path, { headers: auth })).status).toBe(204);
+    expect(await clients(created.client_id)).toBe(0);
+    expect(await events(created.client_id)).toBe(1);
+  });
+
+  it("writes no event when the client's deletion fails", async () => {
+    const { created, path, auth } = await registered();
+    const undo = await refuseDeletes("Client", "clientId", created.client_id);
+    try {
+      const refused = await call("DELETE", path, { headers: auth });
+      expect(refused.status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await undo();
+    }
+    expect(await clients(created.client_id)).toBe(1);
+    expect(await events(created.client_id)).toBe(0);
   });
 });
 

@@ -1,5 +1,5 @@
 // Faults injected into the real database, for tests of what a failure leaves behind and of what a failing
-// request logs. A trigger refuses the inserts into, or updates of, the rows of one table whose column holds
+// request logs. A trigger refuses the inserts into, or updates or deletions of, the rows of one table whose column holds
 // one value (a test's own e-mail or id), so that test files running at the same time against the same database
 // are not affected. Nothing in the code under test is replaced: the database itself refuses the write, as a
 // full disk or a broken constraint would.
@@ -19,13 +19,18 @@ export function refuseUpdates(table: string, column: string, value: string | num
   return refuseWrites("UPDATE", table, column, value);
 }
 
-async function refuseWrites(on: "INSERT" | "UPDATE", table: string, column: string, value: string | number): Promise<() => Promise<void>> {
+/** Makes the database refuse deletions of the rows of `table` where `column` = `value`; returns the undo. */
+export function refuseDeletes(table: string, column: string, value: string | number): Promise<() => Promise<void>> {
+  return refuseWrites("DELETE", table, column, value);
+}
+
+async function refuseWrites(on: "INSERT" | "UPDATE" | "DELETE", table: string, column: string, value: string | number): Promise<() => Promise<void>> {
   const name = `test_refuse_${randomBytes(6).toString("hex")}`;
   const condition = `${on === "INSERT" ? "NEW" : "OLD"}."${column}" = ${literal(value)}`;
   if (env().database.kind === "postgresql") {
     await write(async (tx) => {
       await tx.$executeRawUnsafe(
-        `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF ${condition} THEN RAISE EXCEPTION 'refused by a test'; END IF; RETURN NEW; END $$`,
+        `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF ${condition} THEN RAISE EXCEPTION 'refused by a test'; END IF; IF TG_OP = 'DELETE' THEN RETURN OLD; END IF; RETURN NEW; END $$`,
       );
       await tx.$executeRawUnsafe(`CREATE TRIGGER ${name} BEFORE ${on} ON "${table}" FOR EACH ROW EXECUTE FUNCTION ${name}()`);
     });
