@@ -101,7 +101,7 @@ export default function DocsPage() {
             <CopyButton value={example.code} label={`Copy the ${example.title} example`} />
           </div>
           <p>{example.intro}</p>
-          <pre className="overflow-x-auto rounded-lg bg-slate-100 p-3 text-xs leading-relaxed dark:bg-slate-900" tabIndex={0} aria-label={`${example.title} example`}>
+          <pre className="overflow-x-auto rounded-lg bg-slate-100 p-3 text-xs leading-relaxed dark:bg-slate-900" tabIndex={0} role="region" aria-label={`${example.title} example`}>
             <code className="font-mono">{example.code}</code>
           </pre>
         </Card>
