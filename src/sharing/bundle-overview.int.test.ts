@@ -43,7 +43,7 @@ describe("the bundle page", () => {
     expect(await bundleOverview(owner.user.id, unrelated.id + 1000)).toBeNull();
     // As the API answers them.
     expect((await call("GET", `/api/bundle/${bundle.id}/`, { token: stranger.accessToken })).status).toBe(404);
-  });
+  }, 90_000); // five accounts with tokens: password hashing is slow on a busy machine
 
   it("a revoked user loses the page at once; an accepted requester gains it, with their request", async () => {
     const [owner, requester] = await Promise.all([passwordSession(), passwordSession()]);
@@ -58,5 +58,5 @@ describe("the bundle page", () => {
     expect(JSON.stringify(view)).not.toContain(owner.user.email);
     expect((await call("DELETE", `/api/bundle_permission/${letIn.json.id}/`, { token: owner.accessToken })).status).toBe(204);
     expect(await bundleOverview(requester.user.id, bundle.id)).toBeNull();
-  });
+  }, 60_000);
 });

@@ -75,7 +75,7 @@ describe("editing a client keeps what people gave it", () => {
     expect(removed.status).toBe(400);
     expect(removed.headers.get("location")).toBeNull();
     expect((await (await db()).auditEvent.findMany({ where: { clientId: client.client_id, type: "client.updated" } })).length).toBe(1);
-  });
+  }, 60_000);
 });
 
 describe("a refused edit changes nothing and says why at the field", () => {
