@@ -61,7 +61,7 @@ export function Field({ label, name, hint, error, className, ...props }: FieldPr
   const id = props.id ?? name;
   return (
     <FieldFrame id={id} label={label} hint={hint} error={error}>
-      <input id={id} name={name} className={className ?? controlStyles} {...described(id, hint, error)} {...props} />
+      <input id={id} name={name} className={`${controlStyles} ${className ?? ""}`} {...described(id, hint, error)} {...props} />
     </FieldFrame>
   );
 }

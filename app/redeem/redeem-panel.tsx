@@ -3,6 +3,7 @@
 import { useState, useTransition, type ReactNode } from "react";
 import { formatDateTime, type Reader } from "@/format/date-time";
 import type { TokenView } from "@/permission-requests/describe-token";
+import { BundleLink } from "../components/bundle-link";
 import { ConfirmDialog } from "../components/confirm";
 import { useHydrated } from "../components/hydrated";
 import { Alert, Button, Card, TextLink } from "../components/ui";
@@ -77,7 +78,7 @@ export function RedeemPanel({ token, userEmail, initial, reader }: { token: stri
         <Alert kind="success">
           <p className="font-semibold">Accepted</p>
           <p className="mt-1">
-            {person(view.request.user_allowed)} can read your bundle “{view.request.bundle.name}” since {date(view.request.redeemed_at ?? view.endedAt)}. You can revoke
+            {person(view.request.user_allowed)} can read your bundle “<BundleLink id={view.request.bundle.id} name={view.request.bundle.name} />” since {date(view.request.redeemed_at ?? view.endedAt)}. You can revoke
             this on the <TextLink href="/settings/sharing">Sharing</TextLink> page.
           </p>
         </Alert>
@@ -126,12 +127,12 @@ export function RedeemPanel({ token, userEmail, initial, reader }: { token: stri
     <Card className="space-y-4">
       {forThemself ? (
         <p>
-          <strong>{person(request.requested_by)}</strong> asks you for access to your bundle <strong>“{request.bundle.name}”</strong>.
+          <strong>{person(request.requested_by)}</strong> asks you for access to your bundle <strong>“<BundleLink id={request.bundle.id} name={request.bundle.name} />”</strong>.
         </p>
       ) : (
         <p>
           <strong>{person(request.requested_by)}</strong> asks you to let <strong>{person(request.user_allowed)}</strong> read your bundle{" "}
-          <strong>“{request.bundle.name}”</strong>.
+          <strong>“<BundleLink id={request.bundle.id} name={request.bundle.name} />”</strong>.
         </p>
       )}
       <p className="text-sm text-slate-700 dark:text-slate-300">If you accept, they can read the bundle until you revoke the access. This link works once, until {date(request.expires_at)}.</p>

@@ -42,6 +42,8 @@ export function describeEvent({ type, appName, detail }: OwnEvent): string {
       return `You registered the app ${app}.`;
     case "client.secret_rotated":
       return `You gave ${app} a new client secret.`;
+    case "client.updated":
+      return `You changed the name or addresses of the app ${app}.`;
     case "client.deleted":
       return `You deleted the app ${app}.`;
     case "permission_request.created":

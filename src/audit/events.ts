@@ -12,6 +12,7 @@ export const AUDIT_EVENT_TYPES = [
   "consent.revoked",
   "client.created",
   "client.secret_rotated",
+  "client.updated",
   "client.deleted",
   "permission_request.created",
   "permission_request.redeemed",

@@ -16,7 +16,7 @@ import { write } from "@/db/client";
 import { redirectUriProblem } from "@/clients/redirect-uri";
 import { parseClientJwks } from "@/clients/client-keys";
 import { logoutUrisProblem } from "@/clients/logout-uris";
-import { GRANT_TYPES, REDIRECTING_GRANT_TYPES, representClient } from "@/clients/represent";
+import { GRANT_TYPES, REDIRECTING_GRANT_TYPES, representClient, type GrantType } from "@/clients/represent";
 
 export const ZCreateClient = z.object({
   ownerId: z.number().int().positive(),
@@ -48,28 +48,38 @@ export type TCreateClient = z.input<typeof ZCreateClient>;
 export const UNCONFIRMED = "Confirm your e-mail address before you register a client: open the link we mailed you, or ask for a new one on the home page.";
 
 /**
+ * A client's addresses as stored, or the 400 that refuses them (docs/rules/tokens.md#redirect-uris,
+ * docs/rules/openid-connect.md#logout): the same rules for a new client and an edited one
+ * (src/clients/update-client.ts). Duplicates are dropped; "redirect_uris.<n>" counts distinct URIs.
+ */
+export function checkedAddresses(grantType: GrantType, typedRedirectUris: readonly string[], typedPostLogoutRedirectUris: readonly string[], typedBackchannelLogoutUri: string | null) {
+  const redirectUris = [...new Set(typedRedirectUris)];
+  redirectUris.forEach((uri, index) => {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw badRequest(`redirect_uris.${index}: ${problem}`);
+  });
+  if (REDIRECTING_GRANT_TYPES.includes(grantType) && redirectUris.length === 0) {
+    throw badRequest(`redirect_uris: a ${grantType} client needs at least one redirect URI`);
+  }
+  // The device flow and client credentials never redirect a browser to the client
+  // (docs/rules/tokens.md#device-flow).
+  if ((grantType === "client_credentials" || grantType === "device_code") && redirectUris.length > 0) {
+    throw badRequest(`redirect_uris: a ${grantType} client has no redirect URIs`);
+  }
+  const postLogoutRedirectUris = [...new Set(typedPostLogoutRedirectUris)];
+  const backchannelLogoutUri = typedBackchannelLogoutUri || null;
+  const logoutProblem = logoutUrisProblem(grantType, postLogoutRedirectUris, backchannelLogoutUri);
+  if (logoutProblem) throw badRequest(logoutProblem);
+  return { redirectUris, postLogoutRedirectUris, backchannelLogoutUri };
+}
+
+/**
  * Registers a client (docs/rules/tokens.md#clients). Returns the client representation with its secret, shown
  * this once and stored only as a digest; `client_secret` is null for a public client.
  */
 export async function createClient(input: TCreateClient) {
   const data = parseInput(ZCreateClient, input);
-  const redirectUris = [...new Set(data.redirectUris)];
-  redirectUris.forEach((uri, index) => {
-    const problem = redirectUriProblem(uri);
-    if (problem) throw badRequest(`redirect_uris.${index}: ${problem}`);
-  });
-  if (REDIRECTING_GRANT_TYPES.includes(data.grantType) && redirectUris.length === 0) {
-    throw badRequest(`redirect_uris: a ${data.grantType} client needs at least one redirect URI`);
-  }
-  // The device flow and client credentials never redirect a browser to the client
-  // (docs/rules/tokens.md#device-flow).
-  if ((data.grantType === "client_credentials" || data.grantType === "device_code") && redirectUris.length > 0) {
-    throw badRequest(`redirect_uris: a ${data.grantType} client has no redirect URIs`);
-  }
-  const postLogoutRedirectUris = [...new Set(data.postLogoutRedirectUris)];
-  const backchannelLogoutUri = data.backchannelLogoutUri || null;
-  const logoutProblem = logoutUrisProblem(data.grantType, postLogoutRedirectUris, backchannelLogoutUri);
-  if (logoutProblem) throw badRequest(logoutProblem);
+  const { redirectUris, postLogoutRedirectUris, backchannelLogoutUri } = checkedAddresses(data.grantType, data.redirectUris, data.postLogoutRedirectUris, data.backchannelLogoutUri);
   // Clients that act for their owner must prove who they are (docs/rules/tokens.md#clients).
   if ((data.grantType === "password" || data.grantType === "client_credentials") && data.isPublic) {
     throw badRequest(`public: a ${data.grantType} client must keep a secret`);

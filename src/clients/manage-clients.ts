@@ -9,7 +9,7 @@ import { representClient } from "@/clients/represent";
 
 export async function listOwnClients(ownerId: number) {
   const clients = await (await db()).client.findMany({ where: { ownerId }, include: { owner: true }, orderBy: { id: "desc" } });
-  return clients.map((client) => representClient(client, ownerId));
+  return clients.map((client) => ({ ...representClient(client, ownerId), logo_uri: client.logoUri }));
 }
 
 /** A new secret for a confidential client; the old one stops working at once. */

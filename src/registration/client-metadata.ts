@@ -31,6 +31,7 @@ import { env } from "@/env";
 import { redirectUriProblem } from "@/clients/redirect-uri";
 import { clientKeysOf, parseClientJwks } from "@/clients/client-keys";
 import { logoutUrisProblem, postLogoutRedirectUrisOf } from "@/clients/logout-uris";
+import { logoUriProblem } from "@/clients/logo-uri";
 import { isMetadataDocumentClient } from "@/client-metadata-documents/document-client";
 import { redirectUrisOf, type GrantType } from "@/clients/represent";
 import { OAuthError } from "@/oauth/errors";
@@ -81,6 +82,14 @@ function webUrl(value: string | undefined, field: string, httpsOnly: boolean): s
   if (!URL.canParse(value)) throw invalidMetadata(`${field}: not an absolute URL`);
   const protocol = new URL(value).protocol;
   if (protocol !== "https:" && (httpsOnly || protocol !== "http:")) throw invalidMetadata(`${field}: must use ${httpsOnly ? "https" : "http or https"}`);
+  return value;
+}
+
+/** logo_uri: the rule of src/clients/logo-uri.ts, which an owner's edit on /settings/clients follows too. */
+function logoUriOf(value: string | undefined): string | null {
+  if (value === undefined || value === "") return null;
+  const problem = logoUriProblem(value);
+  if (problem) throw invalidMetadata(`logo_uri: ${problem}`);
   return value;
 }
 
@@ -150,7 +159,7 @@ export async function parseClientMetadata(body: unknown): Promise<ClientRegistra
     tokenEndpointAuthMethod: method,
     scope,
     clientUri: webUrl(data.client_uri, "client_uri", false),
-    logoUri: webUrl(data.logo_uri, "logo_uri", true),
+    logoUri: logoUriOf(data.logo_uri),
     requirePar: data.require_pushed_authorization_requests ?? false,
     jwks,
     postLogoutRedirectUris,

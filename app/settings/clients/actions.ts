@@ -9,9 +9,11 @@ import type { FormResult } from "../../components/forms";
 import type { Outcome } from "../../components/status";
 import { inActionContext } from "../action-context";
 import { formFailure } from "../form-errors";
+import { tryIt, type TryIt } from "./try-it";
+import { lineMessage, submitClientEdit, typedUris, type EditResult } from "./client-edit";
 import { requireUser } from "../require-user";
 
-export type RegisterResult = FormResult & { client?: { clientId: string; clientSecret: string | null; name: string; signsJwt: boolean } };
+export type RegisterResult = FormResult & { client?: { clientId: string; clientSecret: string | null; name: string; signsJwt: boolean; tryIt: TryIt } };
 
 const GRANT_WORDS: Record<string, string> = {
   authorization_code: "an authorization code",
@@ -20,14 +22,6 @@ const GRANT_WORDS: Record<string, string> = {
   client_credentials: "a client credentials",
   device_code: "a device",
 };
-
-/** The redirect URIs as typed, one per line (blank lines ignored), with the line each came from. */
-function typedUris(text: string): { uri: string; line: number }[] {
-  return text
-    .split(/\r?\n/)
-    .map((raw, index) => ({ uri: raw.trim(), line: index + 1 }))
-    .filter((entry) => entry.uri);
-}
 
 export async function registerClient(form: FormData): Promise<RegisterResult> {
   const user = await requireUser("/settings/clients");
@@ -58,7 +52,7 @@ export async function registerClient(form: FormData): Promise<RegisterResult> {
       ...(jwks === undefined ? {} : { jwks }),
     });
     revalidatePath("/settings/clients");
-    return { ok: true, message: `Registered ${client.name}.`, client: { clientId: client.client_id, clientSecret: client.client_secret, name: client.name, signsJwt: jwks !== undefined } };
+    return { ok: true, message: `Registered ${client.name}.`, client: { clientId: client.client_id, clientSecret: client.client_secret, name: client.name, signsJwt: jwks !== undefined, tryIt: tryIt(client) } };
   } catch (error) {
     const fields = { name: "name", grantType: "grant_type", redirect_uris: "redirect_uris", public: "public", post_logout_redirect_uris: "post_logout_redirect_uris", backchannel_logout_uri: "backchannel_logout_uri", jwks: "jwks" };
     return formFailure(error, fields, (field, message, apiError) => {
@@ -66,11 +60,7 @@ export async function registerClient(form: FormData): Promise<RegisterResult> {
       if (field === "redirect_uris") {
         // "redirect_uris.2: must use https": the third distinct URI; say which line it is on.
         const index = /^redirect_uris\.(\d+):/.exec(apiError.error)?.[1];
-        if (index !== undefined) {
-          const uri = [...new Set(uris)][Number(index)] ?? "";
-          const line = typed.find((entry) => entry.uri === uri)?.line;
-          return `Line ${line ?? Number(index) + 1} (${uri.length > 80 ? `${uri.slice(0, 80)}…` : uri}) ${message}.`;
-        }
+        if (index !== undefined) return lineMessage(typed, index, message);
         if (/needs at least one/.test(message)) return `Add at least one redirect URI: ${kind} client sends people back to it after they approve.`;
         if (/has no redirect URIs/.test(message)) return `Leave this empty: ${kind} client never sends people back to a redirect URI.`;
       }
@@ -107,4 +97,11 @@ export async function removeClient(form: FormData): Promise<Outcome> {
   }
   revalidatePath("/settings/clients");
   return { ok: true, message: `Deleted ${name}. Every connection and token it had has ended.` };
+}
+
+export async function editClient(form: FormData): Promise<EditResult> {
+  const user = await requireUser("/settings/clients");
+  const result = await inActionContext(() => submitClientEdit(user.id, form));
+  if (result.ok) revalidatePath("/settings/clients");
+  return result;
 }

@@ -22,6 +22,12 @@ import { formFailure } from "../form-errors";
 import { requireUser } from "../require-user";
 
 const PAGE = "/settings/sharing";
+
+/** The sharing page, and every bundle page (/bundles/<id>), which show the same permissions and requests. */
+function revalidateSharing() {
+  revalidatePath(PAGE);
+  revalidatePath("/bundles/[id]", "page");
+}
 const text = (form: FormData, name: string) => String(form.get(name) ?? "");
 const quoted = (name: string) => `“${name}”`;
 
@@ -31,7 +37,7 @@ export async function createBundleAction(form: FormData): Promise<FormResult> {
   const user = await requireUser(PAGE);
   try {
     const bundle = await createBundle({ ownerId: user.id, name: text(form, "name") });
-    revalidatePath(PAGE);
+    revalidateSharing();
     return { ok: true, message: `Created ${quoted(bundle.name)} (bundle id ${bundle.id}). Give the id to people who want to ask you for access.` };
   } catch (error) {
     return formFailure(error, { name: "name" }, (_field, message) => (/empty/.test(message) ? "Give the bundle a name." : null));
@@ -43,7 +49,7 @@ export async function letInAction(form: FormData): Promise<FormResult> {
   const email = text(form, "user_allowed").trim();
   try {
     const permission = await createBundlePermission({ ownerId: user.id, body: { bundle: text(form, "bundle"), user_allowed: email } });
-    revalidatePath(PAGE);
+    revalidateSharing();
     return { ok: true, message: `${email} can now read ${quoted(permission.bundle.name)}.` };
   } catch (error) {
     if (error instanceof ApiError && error.status === 403) return { ok: false, message: "Only the bundle's owner can let people in.", fieldErrors: { bundle: "Only the bundle's owner can let people in." } };
@@ -75,7 +81,7 @@ export async function askOwnerAction(form: FormData): Promise<FormResult> {
     const request = await inActionContext(() =>
       createPermissionRequest({ principal, body: { user_target: owner, bundle: text(form, "bundle"), user_allowed: text(form, "user_allowed").trim() } }),
     );
-    revalidatePath(PAGE);
+    revalidateSharing();
     return { ok: true, message: `Request sent: ${owner} gets an e-mail with a link to accept it for ${quoted(request.bundle.name)}. It works until the owner answers, or for 7 days.` };
   } catch (error) {
     if (error instanceof ApiError && error.error === ALREADY_PENDING) return { ok: false, message: "A request for this person and bundle is already waiting for the owner's answer." };
@@ -109,7 +115,7 @@ export async function revokeAccess(form: FormData): Promise<Outcome> {
   } catch (error) {
     return alreadyDone(error, `This access to ${bundle} had already ended.`);
   } finally {
-    revalidatePath(PAGE);
+    revalidateSharing();
   }
   return { ok: true, message: giveUp ? `You gave up your access to ${bundle}.` : `${text(form, "person")} can no longer read ${bundle}.` };
 }
@@ -122,7 +128,7 @@ export async function deleteBundleAction(form: FormData): Promise<Outcome> {
   } catch (error) {
     return alreadyDone(error, `${bundle} was already deleted.`);
   } finally {
-    revalidatePath(PAGE);
+    revalidateSharing();
   }
   return { ok: true, message: `Deleted ${bundle}. Everyone you had let in lost access to it.` };
 }
@@ -143,7 +149,7 @@ export async function endRequest(form: FormData): Promise<Outcome> {
     if (error instanceof ApiError && error.status === 409) return { ok: false, message: `This request for ${bundle} was already accepted: revoke the access instead.` };
     return alreadyDone(error, `This request for ${bundle} had already ended.`);
   } finally {
-    revalidatePath(PAGE);
+    revalidateSharing();
   }
   return { ok: true, message: declining ? `Declined the request for ${bundle}: nobody was given access.` : `Withdrew your request for ${bundle}. Its link no longer works.` };
 }
@@ -172,6 +178,6 @@ export async function acceptRequest(form: FormData): Promise<Outcome> {
     if (error instanceof ApiError && error.status === 404) return { ok: false, message: `This request for ${bundle} no longer exists: its bundle may have been deleted.` };
     throw error;
   } finally {
-    revalidatePath(PAGE);
+    revalidateSharing();
   }
 }

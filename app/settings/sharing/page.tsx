@@ -4,10 +4,12 @@ import { bundleUri } from "@/bundles/represent";
 import { env } from "@/env";
 import { sharingOverview, SENT_REQUESTS_DAYS } from "@/sharing/overview";
 import { personLabel, type Person } from "@/users/email-visibility";
+import { BundleLink } from "../../components/bundle-link";
 import { CopyButton } from "../../components/copy-button";
 import { pageDateFormatter } from "../../components/reader";
 import { StatusProvider } from "../../components/status";
 import { Card, Page } from "../../components/ui";
+import { askLinkPath } from "../../bundles/[id]/bundle-id";
 import { requireUser } from "../require-user";
 import { AcceptRequestButton, AskOwnerForm, CreateBundleForm, DeleteBundleButton, EndRequestButton, GiveUpButton, LetInForm, RevokeButton } from "./sharing-forms";
 
@@ -46,6 +48,8 @@ export default async function SharingPage() {
   const user = await requireUser("/settings/sharing");
   const [{ bundles, allowedInto, sent, received }, format] = await Promise.all([sharingOverview(user.id), pageDateFormatter()]);
   const appUrl = env().appUrl;
+  // The bundles this person may read, whose names link to their page (others would be the 404 page).
+  const readable = new Set([...bundles.map((bundle) => bundle.id), ...allowedInto.map((access) => access.bundle.id)]);
   return (
     <Page title="Sharing" lead={<p>Your bundles and who may read them, the bundles others share with you, and requests for access.</p>}>
       <nav aria-label="On this page" className="text-sm">
@@ -68,7 +72,9 @@ export default async function SharingPage() {
               <Card key={bundle.id} className="space-y-3">
                 <div className="flex flex-wrap items-start justify-between gap-3">
                   <div className="min-w-0">
-                    <h3 className="font-semibold break-words">{bundle.name}</h3>
+                    <h3 className="font-semibold break-words">
+                      <BundleLink id={bundle.id} name={bundle.name} />
+                    </h3>
                     <p className="text-sm text-slate-600 dark:text-slate-400">
                       Bundle id <strong className="font-mono text-slate-900 dark:text-slate-100">{bundle.id}</strong> · created {format(bundle.createdAt)}
                     </p>
@@ -76,6 +82,10 @@ export default async function SharingPage() {
                       <span>Link:</span>
                       <code className="font-mono break-all">{link}</code>
                       <CopyButton value={link} label={`Copy the link of ${bundle.name}`} />
+                    </p>
+                    <p className="mt-1 flex flex-wrap items-center gap-x-2 text-xs text-slate-600 dark:text-slate-400">
+                      <span>Ask-for-access link (opens the request form filled in; it carries your e-mail address):</span>
+                      <CopyButton value={`${appUrl}${askLinkPath(bundle.id, user.email)}`} label={`Copy the ask-for-access link of ${bundle.name}`} />
                     </p>
                   </div>
                   <DeleteBundleButton bundleId={bundle.id} bundleName={bundle.name} people={bundle.permissions.length} />
@@ -118,7 +128,9 @@ export default async function SharingPage() {
                 <li key={access.id}>
                   <Card className="flex flex-col gap-3 text-sm sm:flex-row sm:items-center sm:justify-between">
                     <div className="min-w-0 flex-1">
-                      <p className="font-semibold break-words">{access.bundle.name}</p>
+                      <p className="font-semibold break-words">
+                        <BundleLink id={access.bundle.id} name={access.bundle.name} />
+                      </p>
                       <p className="text-slate-600 dark:text-slate-400">
                         Bundle id {access.bundle.id} · owned by {who(access.owner)} · since {format(access.createdAt)}
                       </p>
@@ -143,7 +155,16 @@ export default async function SharingPage() {
             return (
               <Card key={request.id} className="flex flex-col gap-3 text-sm sm:flex-row sm:items-center sm:justify-between">
                 <p className="min-w-0 flex-1">
-                  {summary} <span className="text-slate-600 dark:text-slate-400">The link works until {format(request.expiresAt)}.</span>
+                  {request.requestedBy.id === request.userAllowed.id ? (
+                    <>
+                      {who(request.requestedBy)} asks you for access to “<BundleLink id={request.bundle.id} name={request.bundle.name} />”.
+                    </>
+                  ) : (
+                    <>
+                      {who(request.requestedBy)} asks you to let {who(request.userAllowed)} read “<BundleLink id={request.bundle.id} name={request.bundle.name} />”.
+                    </>
+                  )}{" "}
+                  <span className="text-slate-600 dark:text-slate-400">The link works until {format(request.expiresAt)}.</span>
                 </p>
                 <div className="flex shrink-0 flex-wrap gap-2">
                   <AcceptRequestButton requestId={request.id} bundleName={request.bundle.name} />
@@ -167,7 +188,10 @@ export default async function SharingPage() {
             return (
               <Card key={request.id} className="flex flex-col gap-3 text-sm sm:flex-row sm:items-center sm:justify-between">
                 <div className="min-w-0 flex-1">
-                  <p>{summary}</p>
+                  <p>
+                    You asked {who(request.userTarget)} to let {request.userAllowed.id === user.id ? "you" : who(request.userAllowed)} read “
+                    {readable.has(request.bundle.id) ? <BundleLink id={request.bundle.id} name={request.bundle.name} /> : request.bundle.name}”.
+                  </p>
                   <p className="text-slate-600 dark:text-slate-400">
                     <strong className="text-slate-900 dark:text-slate-100">{STATUS_WORDS[request.status]}</strong>
                     {request.status === "pending" ? ` · until ${format(request.expiresAt)}` : null}

@@ -52,16 +52,17 @@ export function LetInForm({ bundles }: { bundles: { id: number; name: string }[]
   );
 }
 
-export function AskOwnerForm({ ownEmail }: { ownEmail: string }) {
+export function AskOwnerForm({ ownEmail, owner, bundle }: { ownEmail: string; owner?: string; bundle?: string }) {
   const { result, pending, ready, onSubmit, fieldError, formError } = useServerForm(askOwnerAction);
   return (
     <form onSubmit={onSubmit} method="post" className="space-y-4">
-      <Field label="Owner's e-mail" name="user_target" id="ask-owner" type="email" autoComplete="off" required error={fieldError("user_target")} />
+      <Field label="Owner's e-mail" name="user_target" id="ask-owner" type="email" autoComplete="off" required defaultValue={owner} error={fieldError("user_target")} />
       <Field
         label="Bundle id or link"
         name="bundle"
         id="ask-bundle"
         required
+        defaultValue={bundle}
         autoComplete="off"
         spellCheck={false}
         hint="The owner can tell you: it is shown beside each of their bundles."
