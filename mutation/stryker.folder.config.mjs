@@ -12,7 +12,7 @@
 import base from "./stryker.config.mjs";
 
 const folder = process.env.MUTATE_FOLDER;
-if (!folder) throw new Error("set MUTATE_FOLDER to one of oauth, token-endpoint, consent, resource, permission-requests, http, users, email");
+if (!folder) throw new Error("set MUTATE_FOLDER to a folder under src/ (oauth, audit, dpop, …)");
 const list = (name) => (process.env[name] ?? "").split(",").filter(Boolean);
 const files = list("MUTATE_FILES");
 const name = process.env.MUTATE_NAME || folder;
