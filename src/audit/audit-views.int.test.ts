@@ -1,7 +1,7 @@
 // Reading the audit log and an event in words (docs/rules/operations.md#audit-log,
 // docs/rules/pages.md#security-activity), in-process: what `audit:list` and /settings/security are given.
 import { describe, expect, it } from "vitest";
-import { describeEvent } from "@/audit/describe-event";
+import { describeEvent, readableAddress } from "@/audit/describe-event";
 import { listAuditEvents, ownSecurityEvents } from "@/audit/list-events";
 import { recordEvent } from "@/audit/record-event";
 import { advanceClock } from "@/clock";
@@ -140,5 +140,15 @@ describe("events in words", () => {
       ),
     );
     expect(texts.size).toBe(15); // every event its own words
+  });
+});
+
+describe("addresses as people read them", () => {
+  it("unwraps only a whole IPv4-mapped address, and calls only loopback addresses this computer", () => {
+    expect(readableAddress("2001:db8::ffff:192.0.2.1")).toBe("2001:db8::ffff:192.0.2.1");
+    expect(readableAddress("::ffff:192.0.2.1%eth0")).toBe("::ffff:192.0.2.1%eth0");
+    expect(readableAddress("::FFFF:192.0.2.1")).toBe("192.0.2.1");
+    expect(readableAddress("10.127.0.1")).toBe("10.127.0.1");
+    expect(readableAddress("127.0.0.53")).toBe("this computer (127.0.0.53)");
   });
 });
