@@ -85,14 +85,18 @@ describe("pruneTokens()", () => {
     await code(emptied, { expiresAt: ago(2 * DAY), usedAt: ago(2 * DAY) });
     const stillHolding = await fixture({ revokedAt: ago(DAY + MINUTE) });
     await refreshToken(stillHolding, { expiresAt: later(DAY), usedAt: ago(HOUR) }); // not revoked with its grant
+    const holdingAccess = await fixture({ revokedAt: ago(DAY + MINUTE) });
+    await accessToken(holdingAccess, { expiresAt: later(HOUR) }); // not revoked with its grant
+    const holdingCode = await fixture({ revokedAt: ago(DAY + MINUTE) });
+    await code(holdingCode, { expiresAt: later(MINUTE) });
     const recent = await fixture({ revokedAt: ago(DAY - MINUTE) });
     const live = await fixture();
 
     const counts = await pruneTokens();
     expect(counts.grants).toBeGreaterThanOrEqual(1);
-    const ids = [emptied, stillHolding, recent, live].map((f) => f.grantId);
+    const ids = [emptied, stillHolding, holdingAccess, holdingCode, recent, live].map((f) => f.grantId);
     const left = await (await db()).grant.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } });
-    expect(left.map((row) => row.id)).toEqual([stillHolding.grantId, recent.grantId, live.grantId]);
+    expect(left.map((row) => row.id)).toEqual([stillHolding.grantId, holdingAccess.grantId, holdingCode.grantId, recent.grantId, live.grantId]);
   });
 
   it("deletes a grant that was never revoked once it is idle and empty (an implicit grant whose token expired)", async () => {
