@@ -67,11 +67,18 @@ describe("a pushed request", () => {
       [{ state: 7 }, "invalid_request"],
       [{ unknown_extension: { a: 1 } }, "invalid_request"],
       [{ redirect_uri: undefined }, "invalid_request"],
+      [{ request_uri: `${PREFIX}pushed-before` }, "invalid_request"],
+      [{ state: "" }, "invalid_request"],
+      [{ state: undefined }, "invalid_request"],
     ];
     for (const [extra, error] of cases) {
       const res = await s.push(extra);
       expect({ extra, status: res.status, body: res.json }).toEqual({ extra, status: 400, body: { error } });
     }
+    // A parameter sent twice (RFC 9126 2.1, RFC 6749 3.1).
+    const form = `${new URLSearchParams(s.body() as Record<string, string>)}&scope=readonly`;
+    const twice = await call("POST", PAR, { raw: form, headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect({ status: twice.status, body: twice.json }).toEqual({ status: 400, body: { error: "invalid_request" } });
     expect(await s.stored()).toEqual([]);
   });
 });
@@ -86,7 +93,9 @@ describe("the cap on a client's unexpired pushed requests", () => {
 
   it("takes the 100th and refuses the 101st with 429 and Retry-After until the first expires, recording rate_limited", async () => {
     const s = await setup();
-    await fill(s.row.id, MAX_LIVE_PUSHED_REQUESTS - 1, new Date(nowMs() + 30_000));
+    // The first to expire was stored last: Retry-After follows expiry, not the order of storing.
+    await fill(s.row.id, MAX_LIVE_PUSHED_REQUESTS - 2, new Date(nowMs() + 50_000));
+    await fill(s.row.id, 1, new Date(nowMs() + 30_000));
     expect((await s.push()).status).toBe(201);
     const refused = await s.push();
     expect({ status: refused.status, body: refused.json }).toEqual({ status: 429, body: { error: "rate_limited" } });
@@ -97,6 +106,7 @@ describe("the cap on a client's unexpired pushed requests", () => {
     expect(events.map((event) => JSON.parse(event.detail!))).toEqual([{ limit: "pushed requests" }]);
     advanceClock(30_001);
     expect((await s.push()).status).toBe(201);
+    expect((await s.push()).status).toBe(429);
   });
 
   it("does not count expired requests, nor another client's", async () => {
