@@ -2,7 +2,7 @@
 // itself, at their exact boundaries: a frozen clock on a whole second makes "60 s either way" exact.
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { nowMs } from "@/clock";
+import { advanceClock, nowMs, resetClock } from "@/clock";
 import { db } from "@/db/client";
 import { accessTokenHash, DpopProofError, expectedHtu, verifyDpopProof } from "@/dpop/proof";
 import { digest } from "@/secrets";
@@ -51,6 +51,19 @@ describe("a DPoP proof's iat", () => {
   });
 });
 
+describe("a DPoP proof's other time claims", () => {
+  it("are read by our clock: a proof whose exp has passed by it is refused", async () => {
+    advanceClock(3_600_000);
+    try {
+      const exp = Math.floor(seconds()) - 10; // passed by our clock, an hour ahead by the system's
+      expect(await refusal(await proof(key, { url: URL_, claims: { exp } }))).toBe("signature or claims do not verify");
+      await expect(verifyDpopProof(request(await proof(key, { url: URL_, claims: { exp: exp + 60 } })))).resolves.toMatchObject({ jkt: key.jkt });
+    } finally {
+      resetClock();
+    }
+  });
+});
+
 describe("a DPoP proof's jti", () => {
   it("is a string of 1 to 256 characters, used once per key", async () => {
     await expect(verifyDpopProof(request(await proof(key, { url: URL_, claims: { jti: "j".repeat(256) } })))).resolves.toEqual({ jkt: key.jkt, jti: "j".repeat(256) });
@@ -79,6 +92,7 @@ describe("a DPoP proof's method, URL and access token hash", () => {
     expect(await refusal(await proof(key, { url: "http://localhost:3000/api/connect/oauth2/token" }))).toBe("htu is not the request's URL");
     expect(await refusal(await proof(key, { url: URL_, claims: { htu: 7 } }))).toBe("htu is not the request's URL");
     expect(await refusal(await proof(key, { url: URL_, claims: { htu: "not a url" } }))).toBe("htu is not the request's URL");
+    expect(await refusal(await proof(key, { url: URL_, claims: { htu: [URL_] } }))).toBe("htu is not the request's URL");
     expect(expectedHtu(request(null, "http://internal:8080/api/user/1/?x=1"))).toBe("http://localhost:3000/api/user/1/");
   });
 
