@@ -34,6 +34,9 @@ const config = {
     "src/http/**/*.ts",
     "src/users/**/*.ts",
     "src/email/**/*.ts",
+    "src/audit/**/*.ts",
+    "src/maintenance/**/*.ts",
+    "src/dpop/**/*.ts",
     "!src/**/*.test.ts",
   ],
   // Build output, databases and reports are not needed in a sandbox (src/generated/ is: it is the Prisma client).

@@ -22,7 +22,19 @@ type TestFile = { source?: string; tests: { id: string; name: string; [key: stri
 type Report = { files: Record<string, SourceFile>; testFiles?: Record<string, TestFile>; [key: string]: unknown };
 
 export const BASELINE = "mutation/baseline.json";
-export const FOLDERS = ["src/oauth", "src/token-endpoint", "src/consent", "src/resource", "src/permission-requests", "src/http", "src/users", "src/email"];
+export const FOLDERS = [
+  "src/oauth",
+  "src/token-endpoint",
+  "src/consent",
+  "src/resource",
+  "src/permission-requests",
+  "src/http",
+  "src/users",
+  "src/email",
+  "src/audit",
+  "src/maintenance",
+  "src/dpop",
+];
 const DETECTED = new Set(["Killed", "Timeout"]);
 const COUNTED = new Set(["Killed", "Timeout", "Survived", "NoCoverage"]);
 

@@ -2,7 +2,7 @@
 // its user, client and address, in the same transaction as the change it records; and no event ever holds a
 // token, code, secret or password. (signin.succeeded/failed and permission_request.created are proven in
 // src/users/sign-in.int.test.ts and src/permission-requests/abuse.int.test.ts, signing_key.rotated below.)
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { deleteOwnClient, rotateClientSecret } from "@/clients/manage-clients";
 import { listMail } from "@/email/list-mail";
 import { disconnectApp } from "@/grants/connected-apps";
@@ -15,6 +15,9 @@ import { call } from "@/testing/app";
 import { makeClient, makeUser, passwordSession } from "@/testing/factories";
 import { sessionCookie } from "@/testing/session";
 import { runCli } from "@/testing/cli";
+
+// Two tests start the CLI, a new Node process loading tsx: on a loaded machine one start can take 10-30 s.
+vi.setConfig({ testTimeout: 120_000 });
 
 const ISS = "http://localhost:3000";
 const REDIRECT = "https://client.example.test/callback";

@@ -1,7 +1,6 @@
 // The admin CLI as an operator runs it: a real child process against the test database (it inherits
-// DATABASE_URL), JSON on stdout, one error line on stderr, exit codes 0/1/2. The prune rules are tested
-// in-process on rows dated into the past; the clock is never advanced for them, because the database is
-// shared with test files running at the same time and an advanced clock would prune their live rows.
+// DATABASE_URL), JSON on stdout, one error line on stderr, exit codes 0/1/2. The prune rules themselves are
+// tested in-process in src/maintenance/prune-tokens.int.test.ts.
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,7 +8,6 @@ import { endBrowserSessionInTx } from "@/browser-sessions/session-clients";
 import { describe, expect, it, vi } from "vitest";
 import { nowMs } from "@/clock";
 import { listMail } from "@/email/list-mail";
-import { pruneTokens } from "@/maintenance/prune-tokens";
 import { digest } from "@/secrets";
 import { db, write } from "@/db/client";
 import { call } from "@/testing/app";
@@ -34,7 +32,6 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 const ago = (ms: number) => new Date(nowMs() - ms);
-const later = (ms: number) => new Date(nowMs() + ms);
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 describe("user:create", () => {
@@ -233,136 +230,6 @@ describe("tokens:prune", () => {
     expect(reuse.json).toEqual({ error: "invalid_grant" });
     const newToken = await client.accessToken.findUnique({ where: { digest: digest(refreshed.json.access_token as string) } });
     expect(newToken?.revokedAt).not.toBeNull();
-  });
-});
-
-describe("pruneTokens()", () => {
-  /** A user, a password client and a grant to hang rows on. */
-  async function fixture(grant: { revokedAt?: Date | null; lastUsedAt?: Date } = {}) {
-    const user = await makeUser();
-    const client = await makeClient({ ownerId: user.id });
-    const clientRow = await (await db()).client.findUniqueOrThrow({ where: { clientId: client.client_id } });
-    const grantRow = await write((tx) =>
-      tx.grant.create({ data: { clientId: clientRow.id, userId: user.id, grantType: "password", scopes: "readonly", revokedAt: grant.revokedAt ?? null, ...(grant.lastUsedAt ? { lastUsedAt: grant.lastUsedAt } : {}) } }),
-    );
-    return { user, clientId: clientRow.id, grantId: grantRow.id };
-  }
-  type Fixture = Awaited<ReturnType<typeof fixture>>;
-  const random = () => randomBytes(16).toString("hex");
-
-  const accessToken = (f: Fixture, data: { expiresAt: Date; revokedAt?: Date }) =>
-    write((tx) => tx.accessToken.create({ data: { digest: random(), grantId: f.grantId, clientId: f.clientId, userId: f.user.id, scopes: "readonly", ...data } }));
-  const refreshToken = (f: Fixture, data: { expiresAt: Date; revokedAt?: Date; usedAt?: Date }) =>
-    write((tx) => tx.refreshToken.create({ data: { digest: random(), grantId: f.grantId, clientId: f.clientId, userId: f.user.id, scopes: "readonly", ...data } }));
-  const code = (f: Fixture, data: { expiresAt: Date; usedAt?: Date }) =>
-    write((tx) => tx.authorizationCode.create({ data: { digest: random(), grantId: f.grantId, clientId: f.clientId, userId: f.user.id, scopes: "readonly", redirectUri: "https://client.example.test/callback", ...data } }));
-
-  it("deletes access tokens expired or revoked more than a day ago, and keeps the others", async () => {
-    const f = await fixture();
-    const gone = [await accessToken(f, { expiresAt: ago(DAY + MINUTE) }), await accessToken(f, { expiresAt: later(HOUR), revokedAt: ago(DAY + MINUTE) })];
-    const kept = [await accessToken(f, { expiresAt: ago(DAY - MINUTE) }), await accessToken(f, { expiresAt: later(HOUR), revokedAt: ago(DAY - MINUTE) }), await accessToken(f, { expiresAt: later(HOUR) })];
-    const counts = await pruneTokens();
-    expect(counts.access_tokens).toBeGreaterThanOrEqual(2);
-    const left = await (await db()).accessToken.findMany({ where: { grantId: f.grantId }, orderBy: { id: "asc" } });
-    expect(left.map((row) => row.id)).toEqual(kept.map((row) => row.id));
-    expect(gone.every((row) => !left.some((l) => l.id === row.id))).toBe(true);
-  });
-
-  it("deletes refresh tokens expired or revoked more than a day ago, never a used one that has not expired", async () => {
-    const f = await fixture();
-    await refreshToken(f, { expiresAt: ago(DAY + MINUTE), usedAt: ago(40 * DAY) });
-    await refreshToken(f, { expiresAt: later(DAY), revokedAt: ago(DAY + MINUTE) });
-    const kept = [
-      await refreshToken(f, { expiresAt: later(29 * DAY), usedAt: ago(20 * DAY) }), // used long ago, still valid: reuse must be detected
-      await refreshToken(f, { expiresAt: ago(DAY - MINUTE), usedAt: ago(30 * DAY) }), // expired, but within the day kept
-      await refreshToken(f, { expiresAt: later(30 * DAY) }),
-    ];
-    const counts = await pruneTokens();
-    expect(counts.refresh_tokens).toBeGreaterThanOrEqual(2);
-    const left = await (await db()).refreshToken.findMany({ where: { grantId: f.grantId }, orderBy: { id: "asc" } });
-    expect(left.map((row) => row.id)).toEqual(kept.map((row) => row.id));
-  });
-
-  it("deletes authorization codes expired more than a day ago, used or not", async () => {
-    const f = await fixture();
-    await code(f, { expiresAt: ago(DAY + MINUTE), usedAt: ago(DAY + 2 * MINUTE) });
-    await code(f, { expiresAt: ago(DAY + MINUTE) });
-    const kept = [await code(f, { expiresAt: ago(DAY - MINUTE), usedAt: ago(DAY - 2 * MINUTE) }), await code(f, { expiresAt: later(MINUTE) })];
-    const counts = await pruneTokens();
-    expect(counts.authorization_codes).toBeGreaterThanOrEqual(2);
-    const left = await (await db()).authorizationCode.findMany({ where: { grantId: f.grantId }, orderBy: { id: "asc" } });
-    expect(left.map((row) => row.id)).toEqual(kept.map((row) => row.id));
-  });
-
-  it("deletes a grant revoked more than a day ago once its tokens and codes are gone, in the same run", async () => {
-    const emptied = await fixture({ revokedAt: ago(DAY + MINUTE) });
-    await accessToken(emptied, { expiresAt: later(HOUR), revokedAt: ago(DAY + MINUTE) });
-    await refreshToken(emptied, { expiresAt: later(DAY), revokedAt: ago(DAY + MINUTE) });
-    await code(emptied, { expiresAt: ago(2 * DAY), usedAt: ago(2 * DAY) });
-    const stillHolding = await fixture({ revokedAt: ago(DAY + MINUTE) });
-    await refreshToken(stillHolding, { expiresAt: later(DAY), usedAt: ago(HOUR) }); // not revoked with its grant
-    const recent = await fixture({ revokedAt: ago(DAY - MINUTE) });
-    const live = await fixture();
-
-    const counts = await pruneTokens();
-    expect(counts.grants).toBeGreaterThanOrEqual(1);
-    const ids = [emptied, stillHolding, recent, live].map((f) => f.grantId);
-    const left = await (await db()).grant.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } });
-    expect(left.map((row) => row.id)).toEqual([stillHolding.grantId, recent.grantId, live.grantId]);
-  });
-
-  it("deletes a grant that was never revoked once it is idle and empty (an implicit grant whose token expired)", async () => {
-    const idle = await fixture({ lastUsedAt: ago(DAY + MINUTE) });
-    await accessToken(idle, { expiresAt: ago(DAY + MINUTE) }); // pruned by its own rule in the same run
-    const idleButHolding = await fixture({ lastUsedAt: ago(2 * DAY) });
-    await refreshToken(idleButHolding, { expiresAt: later(20 * DAY) });
-    const emptyButRecent = await fixture({ lastUsedAt: ago(DAY - MINUTE) });
-
-    await pruneTokens();
-    const ids = [idle, idleButHolding, emptyButRecent].map((f) => f.grantId);
-    const left = await (await db()).grant.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } });
-    expect(left.map((row) => row.id)).toEqual([idleButHolding.grantId, emptyButRecent.grantId]);
-  });
-
-  it("deletes failed password attempts older than a day", async () => {
-    const key = `password:cli-test:${random()}`;
-    await write((tx) => tx.failedAttempt.createMany({ data: [{ key, createdAt: ago(DAY + MINUTE) }, { key, createdAt: ago(DAY - MINUTE) }, { key, createdAt: ago(MINUTE) }] }));
-    const counts = await pruneTokens();
-    expect(counts.failed_attempts).toBeGreaterThanOrEqual(1);
-    const left = await (await db()).failedAttempt.findMany({ where: { key }, orderBy: { createdAt: "asc" } });
-    expect(left.map((row) => row.createdAt.getTime() > nowMs() - DAY)).toEqual([true, true]);
-  });
-
-  it("deletes permission requests 30 days after they ended, or expired when they never ended", async () => {
-    const target = await makeUser();
-    const allowed = await makeUser();
-    const bundle = await write((tx) => tx.bundle.create({ data: { name: "Shared", ownerId: target.id } }));
-    const request = (data: { status: string; expiresAt: Date; endedAt?: Date; deletedAt?: Date }) =>
-      write((tx) =>
-        tx.permissionRequest.create({
-          data: {
-            tokenDigest: random(),
-            bundleId: bundle.id,
-            userAllowedId: allowed.id,
-            userTargetId: target.id,
-            requestedById: allowed.id,
-            pendingKey: data.status === "pending" ? `${bundle.id}:${allowed.id}:${target.id}:${random()}` : null,
-            ...data,
-          },
-        }),
-      );
-    await request({ status: "redeemed", expiresAt: ago(35 * DAY), endedAt: ago(31 * DAY) });
-    await request({ status: "declined", expiresAt: later(DAY), endedAt: ago(31 * DAY), deletedAt: ago(31 * DAY) });
-    await request({ status: "pending", expiresAt: ago(31 * DAY) });
-    const kept = [
-      await request({ status: "redeemed", expiresAt: ago(35 * DAY), endedAt: ago(29 * DAY) }), // ended recently, though long expired
-      await request({ status: "pending", expiresAt: ago(29 * DAY) }),
-      await request({ status: "pending", expiresAt: later(7 * DAY) }),
-    ];
-    const counts = await pruneTokens();
-    expect(counts.permission_requests).toBeGreaterThanOrEqual(3);
-    const left = await (await db()).permissionRequest.findMany({ where: { bundleId: bundle.id }, orderBy: { id: "asc" } });
-    expect(left.map((row) => row.id)).toEqual(kept.map((row) => row.id));
   });
 });
 
