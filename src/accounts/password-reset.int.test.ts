@@ -218,10 +218,10 @@ describe("choosing the new password", () => {
     for (const email of [person.email, ...similar]) {
       for (let i = 0; i < 10; i++) await signInWithPassword({ email, password: "wrong guess", ip });
     }
-    for (const email of similar) expect(await signInWithPassword({ email, password: "wrong guess", ip })).toEqual({ ok: false, reason: "rate_limited" });
+    for (const email of similar) expect(await signInWithPassword({ email, password: "wrong guess", ip })).toMatchObject({ ok: false, reason: "rate_limited" });
     await resetPassword({ token: await requested(person.email), password: NEW_PASSWORD });
     expect(await signInWithPassword({ email: person.email, password: NEW_PASSWORD, ip })).toMatchObject({ ok: true });
-    for (const email of similar) expect({ email, result: await signInWithPassword({ email, password: "wrong guess", ip }) }).toEqual({ email, result: { ok: false, reason: "rate_limited" } });
+    for (const email of similar) expect({ email, result: await signInWithPassword({ email, password: "wrong guess", ip }) }).toMatchObject({ email, result: { ok: false, reason: "rate_limited" } });
   });
 
   it("answers an unknown, malformed or verify-email token as unknown", async () => {
