@@ -22,8 +22,9 @@
 // promise); inside the read transaction of the bearer reads of the same synchronous run when there is one
 // (src/db/fast-sql.ts), else on its own. PostgreSQL: named prepared statements on the pool Prisma shares.
 import type BetterSqlite3 from "better-sqlite3";
-import pg from "pg";
+import type pg from "pg";
 import { connectedDriver, driver, type Driver } from "@/db/client";
+import { pgTypes } from "@/db/fast-sql";
 
 /** A user as a representation needs them (the domain decides whether the e-mail is shown). */
 export type UserRow = { id: number; name: string; email: string };
@@ -168,12 +169,7 @@ function statement(connection: BetterSqlite3.Database, name: Name): BetterSqlite
 // --- PostgreSQL -------------------------------------------------------------------------------------------
 
 // timestamp(3) columns hold UTC wall time (as Prisma writes them): read as UTC whatever the process's time
-// zone (as src/db/fast-sql.ts reads them).
-const TIMESTAMP_OID = 1114;
-const pgTypes = {
-  getTypeParser: (oid: number, format?: string) =>
-    oid === TIMESTAMP_OID ? (value: string) => new Date(value.replace(" ", "T") + "Z") : pg.types.getTypeParser(oid, format as "text"),
-} as pg.CustomTypesConfig;
+// zone, with the parsers of src/db/fast-sql.ts.
 const PG_PARAMETERS: Record<string, { index: number; type: string }> = { viewer: { index: 1, type: "int" }, limit: { index: 2, type: "bigint" }, offset: { index: 3, type: "bigint" }, id: { index: 2, type: "int" } };
 /** @viewer, @limit, @offset -> $1, $2, $3; @viewer, @id -> $1, $2; SQLite's JSON functions -> PostgreSQL's. */
 const pgText = (sql: string) =>

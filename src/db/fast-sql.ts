@@ -361,7 +361,8 @@ function sqliteRotate(d: SqliteDriver, digest: string, decide: (row: RefreshToke
 // timestamp(3) columns hold UTC wall time (as Prisma writes them). Parameters go as ISO text, whose "Z" a
 // timestamp without time zone ignores; results are read as UTC, whatever the process's time zone.
 const TIMESTAMP_OID = 1114;
-const pgTypes = {
+/** pg's type parsers with timestamp(3) read as UTC (src/db/collection-sql.ts reads with them too). */
+export const pgTypes = {
   getTypeParser: (oid: number, format?: string) =>
     oid === TIMESTAMP_OID ? (value: string) => new Date(value.replace(" ", "T") + "Z") : pg.types.getTypeParser(oid, format as "text"),
 } as pg.CustomTypesConfig;
