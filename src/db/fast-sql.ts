@@ -262,6 +262,14 @@ function currentSnapshot(reader: BetterSqlite3.Database): Snapshot {
   return snapshot;
 }
 
+/**
+ * The reader's data_version as this synchronous run asked it (before any statement of the run): the
+ * collection-page cache keeps pages under it, as the token cache keeps tokens (src/db/page-cache.ts).
+ */
+export function readerVersion(reader: BetterSqlite3.Database): number {
+  return currentSnapshot(reader).version;
+}
+
 /** A read on SQLite: at once, unless a Prisma transaction is open on the connection (then after it). */
 function sqliteRead<T>(d: SqliteDriver, read: (s: Statements) => T): T | Promise<T> {
   const s = statements(d.connection);

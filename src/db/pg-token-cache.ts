@@ -27,6 +27,11 @@
 // later; token issuance, refresh rotation (which touch neither those columns nor rows) and reads do not wait.
 // A change made outside the service (psql) is seen by every instance within STALENESS_MS. TOKEN_CACHE_SIZE=0
 // turns the cache off and with it the listening connection and the wait; set it alike on every instance.
+//
+// The same lease covers the collection-page cache (src/db/page-cache.ts): triggers on "Bundle",
+// "BundlePermission", "PermissionRequest" and "User" (its name or e-mail) notify PAGE_CHANNEL and raise
+// PAGE_NOTICE (prisma/postgresql/migrations/20261127180000_page_cache); a notification there empties the
+// pages only (pageGeneration), and the commit is held back as for a token's change.
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
@@ -36,6 +41,8 @@ import type { BearerToken } from "@/db/bearer-token";
 
 export const INVALIDATION_CHANNEL = "token_cache";
 export const INVALIDATION_NOTICE = "token_cache: invalidated";
+export const PAGE_CHANNEL = "page_cache";
+export const PAGE_NOTICE = "page_cache: invalidated";
 /** How old the newest heartbeat may be for a cache hit; and how long an invalidating commit is held back. */
 export const STALENESS_MS = 40;
 const HEARTBEAT_MS = 20;
@@ -51,6 +58,8 @@ export class PgTokenCache {
   private readonly tokens = new Map<string, Entry>();
   /** Bumped whenever the cache is emptied: a lookup that began before then must not fill it. */
   private generationCount = 0;
+  /** The same for the collection-page cache: bumped with every emptying of either. */
+  private pageGenerationCount = 0;
   private listener: pg.Client | null = null;
   private connecting = false;
   private retryAt = 0;
@@ -78,6 +87,19 @@ export class PgTokenCache {
   /** Whether a hit may be answered now: the newest heartbeat proves every earlier invalidation applied. */
   get fresh(): boolean {
     return performance.now() - this.horizon < STALENESS_MS;
+  }
+
+  /** The generation of the collection-page cache: a page is kept and answered only within one. */
+  get pageGeneration(): number {
+    return this.pageGenerationCount;
+  }
+
+  /** Whether a kept page may be answered now (the lease, as for a token); starts the heartbeats if needed. */
+  pagesFresh(): boolean {
+    const now = performance.now();
+    this.lastUse = now;
+    if (this.timer === null) this.start();
+    return now - this.horizon < STALENESS_MS;
   }
 
   /** The cached live token for `digest` at `atMs`, or undefined: ask the database. */
@@ -109,6 +131,7 @@ export class PgTokenCache {
   private clear(): void {
     this.tokens.clear();
     this.generationCount++;
+    this.pageGenerationCount++;
   }
 
   private start(): void {
@@ -167,6 +190,7 @@ export class PgTokenCache {
       try {
         await client.connect();
         await client.query(`LISTEN "${INVALIDATION_CHANNEL}"`);
+        await client.query(`LISTEN "${PAGE_CHANNEL}"`);
         await client.query(`LISTEN "${this.heartbeatChannel}"`);
         (client as unknown as { unref(): void }).unref(); // never what keeps the process alive (pg 8.23; untyped)
         if (this.closed) throw new Error("closed");
@@ -203,6 +227,7 @@ export class PgTokenCache {
     if (this.held !== null) return void this.held.push([client, message]);
     if (client !== this.listener) return;
     if (message.channel === INVALIDATION_CHANNEL) return this.clear();
+    if (message.channel === PAGE_CHANNEL) return void this.pageGenerationCount++;
     if (message.channel !== this.heartbeatChannel) return;
     const sentAt = Number(message.payload);
     if (sentAt > this.horizon) this.horizon = sentAt;
@@ -234,7 +259,8 @@ export function holdCommitsWith(hold: (() => Promise<void>) | null): void {
 
 /**
  * Holds back the completion of every statement on `client` that ends a transaction which raised
- * INVALIDATION_NOTICE (a committed change a cached token may depend on) for STALENESS_MS: rule 3 above.
+ * INVALIDATION_NOTICE or PAGE_NOTICE (a committed change a cached token or page may depend on) for
+ * STALENESS_MS: rule 3 above.
  * Covers the three ways the pool's clients are called: a promise (Prisma's adapter), a callback (pg.Pool's
  * query(), src/db/fast-sql.ts) and a callback in the query's config.
  */
@@ -243,7 +269,7 @@ export function settleCommits(client: pg.ClientBase): void {
   // pg 8.23's getTransactionStatus(): the status of its last ReadyForQuery, "I" outside a transaction (untyped).
   const status = () => (client as unknown as { getTransactionStatus(): string | null }).getTransactionStatus();
   client.on("notice", (notice) => {
-    if (notice.message === INVALIDATION_NOTICE) invalidated = true;
+    if (notice.message === INVALIDATION_NOTICE || notice.message === PAGE_NOTICE) invalidated = true;
   });
   /** After a statement: the wait, when it ended (committed) a transaction that invalidated; else null. */
   const settle = (failed: boolean): Promise<void> | null => {

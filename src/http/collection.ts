@@ -8,6 +8,7 @@
 // src/http/input-text.ts).
 import { badRequest, InputError } from "@/http/errors";
 import { controlCharacterField } from "@/http/input-text";
+import { fixedJson, fixedJsonText } from "@/http/respond";
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
@@ -61,3 +62,16 @@ export function collection<T>(page: PageRequest, total: number, objects: T[]): C
     objects,
   };
 }
+
+/**
+ * A page as the collection-page cache keeps it (src/db/page-cache.ts): the envelope frozen with its JSON made
+ * once (fixedJson()), that JSON's length, and until when it stays true (`validUntilMs`, Infinity: until
+ * something is committed).
+ */
+export function keptCollection<T>(page: Collection<T>, validUntilMs = Infinity): { value: Collection<T>; size: number; validUntilMs: number } {
+  const value = fixedJson(page);
+  return { value, size: fixedJsonText(value)!.length, validUntilMs };
+}
+
+/** The name of a page in the collection-page cache: the collection, the viewer and the window. */
+export const pageName = (collectionName: string, viewerId: number, page: PageRequest) => `${collectionName} ${viewerId} ${page.limit} ${page.offset} ${page.path}`;

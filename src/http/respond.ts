@@ -189,6 +189,11 @@ export function fixedJson<T extends object>(value: T): T {
   return value;
 }
 
+/** The JSON text fixedJson() made for `value`, or undefined. */
+export function fixedJsonText(value: object): string | undefined {
+  return jsonOfFixed.get(value);
+}
+
 export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
   const text = (typeof body === "object" && body !== null && jsonOfFixed.get(body)) || JSON.stringify(body);
   return headers ? new TextResponse(text, { status, headers: { "Content-Type": JSON_TYPE, ...headers } }) : new TextResponse(text, { status }, JSON_LINES);

@@ -10,6 +10,8 @@
 // - database_errors_total{kind}: requests answered 503 because the database was busy or unavailable;
 // - token_cache_hits_total: bearer reads answered from the validated-token cache (src/db/fast-sql.ts,
 //   src/db/pg-token-cache.ts), counted as a plain number on the hot path and read when scraped;
+//   page_cache_hits_total: collection pages answered from the collection-page cache (src/db/page-cache.ts),
+//   the same way;
 // - process_* and nodejs_*: prom-client's default metrics.
 // With WORKERS=n the metrics cover every worker: the worker that serves GET /api/metrics asks the primary,
 // which collects from each worker (prom-client's AggregatorRegistry; counters and histograms summed, the
@@ -33,6 +35,7 @@ type OutboxDepthReader = () => Promise<Record<string, number>>;
 const holder = globalThis as typeof globalThis & {
   __appMetrics?: Metrics;
   __appTokenCacheHits?: { count: number };
+  __appPageCacheHits?: { count: number };
   __appOutboxDepth?: OutboxDepthReader;
 };
 
@@ -43,6 +46,8 @@ export function measureOutboxDepth(read: OutboxDepthReader): void {
 
 /** Bearer reads answered from the token cache: `tokenCacheHits.count++` costs the hot path nothing more. */
 export const tokenCacheHits: { count: number } = (holder.__appTokenCacheHits ??= { count: 0 });
+/** Collection pages answered from the page cache, counted the same way. */
+export const pageCacheHits: { count: number } = (holder.__appPageCacheHits ??= { count: 0 });
 
 function create(): Metrics {
   const registry = new Registry();
@@ -85,6 +90,15 @@ function create(): Metrics {
     collect() {
       this.reset();
       this.inc(tokenCacheHits.count);
+    },
+  });
+  new Counter({
+    name: "page_cache_hits_total",
+    help: "Collection pages answered from the collection-page cache",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(pageCacheHits.count);
     },
   });
   if (cluster.isWorker) {
