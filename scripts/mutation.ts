@@ -98,8 +98,14 @@ export function changed(baseline: Report, listSources: () => string[]) {
         const file = fileOfTest.get(id);
         if (file && existsSync(file)) covering.add(file);
       }
-  return { sources: remeasured, tests: [...covering].sort(), changedTests };
+  // What the run will cost: the mutants these files had last time (a new file's count is not known: it counts
+  // as UNKNOWN_FILE_MUTANTS), which scripts/mutation-ci.sh weighs against its budget before starting.
+  const mutants = remeasured.reduce((sum, path) => sum + (baseline.files[path] && !baseline.files[path]!.unmeasured ? baseline.files[path]!.mutants.length : UNKNOWN_FILE_MUTANTS), 0);
+  return { sources: remeasured, tests: [...covering].sort(), changedTests, mutants };
 }
+
+/** The mutants a file the baseline never measured is counted as having, for the CI step's estimate. */
+export const UNKNOWN_FILE_MUTANTS = 60;
 
 /** A mutant's identity within its file: what it changes, where, and into what. */
 const mutantKey = (m: Mutant) => JSON.stringify([m.mutatorName, m.replacement, m.location]);
