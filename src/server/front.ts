@@ -138,14 +138,27 @@ export type FrontOptions = {
 const SIGN_IN_CALLBACK = /^\/api\/auth\/callback\/credentials\/?$/;
 /** A sign-in form is a few hundred bytes; a larger body from a refused address is not read. */
 const SIGN_IN_BODY_MAX = 8 * 1024;
+/**
+ * How long a refused address's sign-in waits for its answer (less when the address has room sooner). A flood
+ * from one address, answered at once, came back as fast as the answers went out (18,000 a second from 64
+ * connections) and took a core from everyone else; held a second, each of its connections sends one sign-in
+ * a second. It holds nothing the connection rules above do not already allow: a request may take 10 s to send
+ * its headers, and the open connections are capped.
+ */
+export const REFUSED_SIGN_IN_DELAY_MS = 1_000;
+
+/** Test hook: what waits before a refused address's sign-in is answered (ms asked), instead of a timer. */
+export const frontHooks: { delayRefusal?: (ms: number) => Promise<void> } = {};
+const delay = (ms: number) => frontHooks.delayRefusal?.(ms) ?? new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * A web sign-in from an address whose sign-ins the limiter refuses now (src/limits/refused-addresses.ts) is
  * answered here, as next-auth answers a sign-in refused with "rate_limited" (src/auth/sign-in-status.ts): the
  * sign-in page's fetch (json=true in the body) gets 429 and {"url": ".../api/auth/error?error=rate_limited"},
- * a plain form post a redirect there; Retry-After says when the address has room again. Such refusals are
- * not recorded one by one in the audit log (the first refusal was): a flood would fill it. Returns false
- * when the request goes on to Next.
+ * a plain form post a redirect there; Retry-After says when the address has room again. The answer waits
+ * REFUSED_SIGN_IN_DELAY_MS (or until the address has room, if sooner). Such refusals are not recorded one by
+ * one in the audit log (the first refusal was): a flood would fill it. Returns false when the request goes on
+ * to Next.
  */
 function refuseLimitedSignIn(req: IncomingMessage, res: ServerResponse, origin: string, headers: ReadonlyArray<readonly [string, string]>): boolean {
   const forwarded = req.headers["x-forwarded-for"];
@@ -153,18 +166,19 @@ function refuseLimitedSignIn(req: IncomingMessage, res: ServerResponse, origin: 
   const until = signInsRefusedUntil(address, nowMs());
   if (until === null) return false;
   const errorUrl = `${origin}/api/auth/error?error=rate_limited`;
-  const retryAfter = String(Math.max(1, Math.ceil((until - nowMs()) / 1000)));
   const chunks: Buffer[] = [];
   let size = 0;
   req.on("data", (chunk: Buffer) => {
     size += chunk.length;
     if (size <= SIGN_IN_BODY_MAX) chunks.push(chunk);
   });
-  req.on("end", () => {
+  req.on("end", () => void delay(Math.min(REFUSED_SIGN_IN_DELAY_MS, Math.max(0, until - nowMs()))).then(() => answer()));
+  const answer = () => {
+    if (res.writableEnded || res.destroyed) return;
     const json = size <= SIGN_IN_BODY_MAX && new URLSearchParams(Buffer.concat(chunks).toString("utf8")).get("json") === "true";
     const lines: string[] = [];
     for (const [name, value] of headers) lines.push(name, value);
-    lines.push("Cache-Control", "no-store", "Retry-After", retryAfter);
+    lines.push("Cache-Control", "no-store", "Retry-After", String(Math.max(1, Math.ceil((until - nowMs()) / 1000))));
     if (json) {
       const body = JSON.stringify({ url: errorUrl });
       res.writeHead(429, [...lines, "Content-Type", JSON_TYPE, "Content-Length", String(Buffer.byteLength(body))]);
@@ -173,7 +187,7 @@ function refuseLimitedSignIn(req: IncomingMessage, res: ServerResponse, origin: 
       res.writeHead(302, [...lines, "Location", errorUrl, "Content-Length", "0"]);
       res.end();
     }
-  });
+  };
   return true;
 }
 
