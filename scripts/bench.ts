@@ -23,6 +23,8 @@
 //   collection empty, collection page of 20 populated (16 connections)   GET /api/bundle_permission_request/,
 //                 /api/bundle/, /api/bundle_permission/: one statement each (src/db/collection-sql.ts), for a
 //                 user who is party to nothing and for one whose first page holds 20 objects with their references
+//                 (answered from the page cache after the first read: docs/design.md#the-page-cache); the full
+//                 pages again on the server without caches (no cache), for what a changed page costs
 // plus the raw argon2id verify rate of this machine (in this process, as many at once as the server hashes),
 // and "sign-in under a flood": one client's password grants, first alone, then while 64 connections send web
 // sign-ins with random e-mails the way a browser does (next-auth's CSRF token and cookie, then POST
@@ -642,12 +644,20 @@ function issuanceTargets(rows: Figures[], kind: DatabaseKind): Target[] {
 const emptyCollection = (name: string) => `collection empty: ${name} @${COLLECTION_CONNECTIONS}`;
 const fullCollection = (name: string) => `collection page of 20 populated: ${name} @${COLLECTION_CONNECTIONS}`;
 
-/** The collection scenarios: the bench user's empty collections, the populated user's first pages. */
-async function collectionScenarios(base: string, bearer: string): Promise<Scenario[]> {
+const uncachedCollection = (name: string) => `collection page of 20 populated, no cache: ${name} @${COLLECTION_CONNECTIONS}`;
+
+/**
+ * The collection scenarios: the bench user's empty collections, the populated user's first pages; and, on the
+ * server without caches (TOKEN_CACHE_SIZE=0, which also turns the page cache off: docs/design.md#the-page-cache),
+ * the populated pages again, for what a page costs when it changed since its last read (no target).
+ */
+async function collectionScenarios(base: string, bearer: string, uncached: string | null): Promise<Scenario[]> {
   const populated = await passwordGrant(base, await createCollectionFixtures());
+  const populatedAuth = { Authorization: `Bearer ${populated.access_token}` };
   return COLLECTIONS.flatMap((name) => [
     get(emptyCollection(name), base, `/api/${name}/`, { Authorization: `Bearer ${bearer}` }, COLLECTION_CONNECTIONS),
-    get(fullCollection(name), base, `/api/${name}/`, { Authorization: `Bearer ${populated.access_token}` }, COLLECTION_CONNECTIONS),
+    get(fullCollection(name), base, `/api/${name}/`, populatedAuth, COLLECTION_CONNECTIONS),
+    ...(uncached ? [get(uncachedCollection(name), uncached, `/api/${name}/`, populatedAuth, COLLECTION_CONNECTIONS)] : []),
   ]);
 }
 
@@ -1027,7 +1037,7 @@ async function main(): Promise<void> {
   const fixtures = await createFixtures();
   const { scenarios, bearer } = await buildScenarios(bases, fixtures, options.connections);
   scenarios.push(...(await issuanceScenarios(bases, fixtures, options)));
-  scenarios.push(...(await collectionScenarios(bases.app, bearer))); // (collection reads)
+  scenarios.push(...(await collectionScenarios(bases.app, bearer, bases.uncached))); // (collection reads)
   await warmUp(scenarios);
   // --- Memory (docs/benchmarks.md#memory): the server's resident memory once started and warmed up, before any load.
   await new Promise((resolve) => setTimeout(resolve, 2_000)); // let the warm-up's garbage be collected
