@@ -29,9 +29,10 @@
 // turns the cache off and with it the listening connection and the wait; set it alike on every instance.
 //
 // The same lease covers the collection-page cache (src/db/page-cache.ts): triggers on "Bundle",
-// "BundlePermission", "PermissionRequest" and "User" (its name or e-mail) notify PAGE_CHANNEL and raise
-// PAGE_NOTICE (prisma/postgresql/migrations/20261127180000_page_cache); a notification there empties the
-// pages only (pageGeneration), and the commit is held back as for a token's change.
+// "BundlePermission" and "PermissionRequest" notify PAGE_CHANNEL and raise PAGE_NOTICE
+// (prisma/postgresql/migrations/20261127180000_page_cache); a notification there empties the pages only
+// (pageGeneration), and the commit is held back as for a token's change. Every emptying of the token cache
+// (a user's name or e-mail among its causes) empties the pages too.
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
