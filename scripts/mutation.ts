@@ -34,6 +34,7 @@ export const FOLDERS = [
   "src/audit",
   "src/maintenance",
   "src/dpop",
+  "src/device",
 ];
 const DETECTED = new Set(["Killed", "Timeout"]);
 const COUNTED = new Set(["Killed", "Timeout", "Survived", "NoCoverage"]);
