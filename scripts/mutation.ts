@@ -35,6 +35,7 @@ export const FOLDERS = [
   "src/maintenance",
   "src/dpop",
   "src/device",
+  "src/registration",
 ];
 const DETECTED = new Set(["Killed", "Timeout"]);
 const COUNTED = new Set(["Killed", "Timeout", "Survived", "NoCoverage"]);
