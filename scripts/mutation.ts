@@ -36,6 +36,7 @@ export const FOLDERS = [
   "src/dpop",
   "src/device",
   "src/registration",
+  "src/accounts",
 ];
 const DETECTED = new Set(["Killed", "Timeout"]);
 const COUNTED = new Set(["Killed", "Timeout", "Survived", "NoCoverage"]);
