@@ -96,6 +96,10 @@ describe("the metadata a registration refuses", () => {
     ["a device client with redirect_uris", { grant_types: [DEVICE_GRANT], redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }, "invalid_redirect_uri"],
     ["a client_uri that is not a URL", { ...webApp, client_uri: "not a url" }, "invalid_client_metadata"],
     ["a client_uri of another scheme", { ...webApp, client_uri: "ftp://agent.example.test/" }, "invalid_client_metadata"],
+    ["a second response type beside the grant's", { ...webApp, response_types: ["code", "token"] }, "invalid_client_metadata"],
+    ["a response type for a device client", { grant_types: [DEVICE_GRANT], response_types: ["code"], token_endpoint_auth_method: "none" }, "invalid_client_metadata"],
+    ["a grant type this service does not have", { ...confidential, grant_types: ["urn:ietf:params:oauth:grant-type:jwt-bearer"] }, "invalid_client_metadata"],
+    ["refresh tokens for an implicit client", { redirect_uris: [REDIRECT], grant_types: ["implicit", "refresh_token"], response_types: ["token"] }, "invalid_client_metadata"],
     ["a password client", { ...confidential, grant_types: ["password"] }, "invalid_client_metadata"],
     ["a client_credentials client", { ...confidential, grant_types: ["client_credentials"] }, "invalid_client_metadata"],
   ])("refuses %s", async (_name, body, error) => {
