@@ -117,6 +117,42 @@ describe("a password reset", () => {
   });
 });
 
+describe("what a password reset records as revoked", () => {
+  /** Resets the password of `user` and returns its token.revoked event's detail, or null. */
+  async function resetRecords(user: { id: number; email: string }) {
+    await takeAccountStep(await link(user, "reset_password"), { purpose: "reset_password", passwordHash: await hashPassword("a new password here") });
+    const event = await (await db()).auditEvent.findFirst({ where: { userId: user.id, type: "token.revoked" } });
+    return event ? (JSON.parse(event.detail!) as unknown) : null;
+  }
+
+  it("counts whatever was live: a device approval alone, a refresh token alone, an access token alone", async () => {
+    const owner = await makeUser();
+    const app = await clientRow({ ownerId: owner.id });
+    const deviceOnly = await makeUser();
+    await write((tx) =>
+      tx.deviceAuthorization.create({
+        data: { deviceCodeDigest: randomSecret(), userCode: randomSecret(12), clientId: app.id, scopes: "readonly", status: "approved", userId: deviceOnly.id, expiresAt: new Date(nowMs() + 600_000) },
+      }),
+    );
+    expect(await resetRecords(deviceOnly)).toEqual({ reason: "password reset", grants: 0, tokens: 0, device_approvals: 1 });
+    // A grant revoked earlier with one of its tokens left live.
+    const refreshOnly = await makeUser();
+    const a = await grantRow({ userId: refreshOnly.id, clientId: app.id });
+    await write(async (tx) => {
+      await tx.grant.update({ where: { id: a.grantId }, data: { revokedAt: new Date(nowMs()) } });
+      await tx.accessToken.updateMany({ where: { grantId: a.grantId }, data: { revokedAt: new Date(nowMs()) } });
+    });
+    expect(await resetRecords(refreshOnly)).toEqual({ reason: "password reset", grants: 0, tokens: 1, device_approvals: 0 });
+    const accessOnly = await makeUser();
+    const b = await grantRow({ userId: accessOnly.id, clientId: app.id });
+    await write(async (tx) => {
+      await tx.grant.update({ where: { id: b.grantId }, data: { revokedAt: new Date(nowMs()) } });
+      await tx.refreshToken.updateMany({ where: { grantId: b.grantId }, data: { revokedAt: new Date(nowMs()) } });
+    });
+    expect(await resetRecords(accessOnly)).toEqual({ reason: "password reset", grants: 0, tokens: 1, device_approvals: 0 });
+  });
+});
+
 describe("the first confirmation by the mailed link", () => {
   it("undoes everything of its own account but signs out nothing and leaves reset links alone; nothing of another's", async () => {
     const mine = await holdings(false);
@@ -218,7 +254,7 @@ describe("the account mails", () => {
     expect(mail.text).toContain("/forgot-password");
   });
 
-  it("the daily cap counts the mails to this address only, and a new account over it gets no mail", async () => {
+  it("the daily cap counts the account mails to this address only, and a new account over it gets no mail", async () => {
     // Other addresses' account mails, more than the cap, do not stop this one.
     const others = Array.from({ length: ACCOUNT_MAIL_LIMIT.max + 1 }, () => uniqueEmail("other"));
     const row = (to: string) => ({ to, kind: "verify_email", subject: "s", text: "t", html: "h", createdAt: new Date(nowMs()) });
@@ -226,6 +262,11 @@ describe("the account mails", () => {
     const user = await makeUser();
     await write((tx) => tx.user.update({ where: { id: user.id }, data: { emailVerifiedAt: null } }));
     expect(await resendVerification(user.id)).toEqual({ state: "sent" });
+    // Mail of other kinds to the address does not count either.
+    const busy = await makeUser();
+    await write((tx) => tx.user.update({ where: { id: busy.id }, data: { emailVerifiedAt: null } }));
+    await write((tx) => tx.mailMessage.createMany({ data: Array.from({ length: ACCOUNT_MAIL_LIMIT.max }, () => ({ ...row(busy.email), kind: "permission_request" })) }));
+    expect(await resendVerification(busy.id)).toEqual({ state: "sent" });
     // An address that already got the cap's mails: the account is made, no mail goes.
     const full = uniqueEmail("full");
     await write((tx) => tx.mailMessage.createMany({ data: Array.from({ length: ACCOUNT_MAIL_LIMIT.max }, () => row(full)) }));
