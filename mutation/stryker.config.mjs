@@ -37,6 +37,9 @@ const config = {
     "src/audit/**/*.ts",
     "src/maintenance/**/*.ts",
     "src/dpop/**/*.ts",
+    "src/device/**/*.ts",
+    "src/registration/**/*.ts",
+    "src/accounts/**/*.ts",
     "!src/**/*.test.ts",
   ],
   // Build output, databases and reports are not needed in a sandbox (src/generated/ is: it is the Prisma client).

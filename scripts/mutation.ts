@@ -34,6 +34,9 @@ export const FOLDERS = [
   "src/audit",
   "src/maintenance",
   "src/dpop",
+  "src/device",
+  "src/registration",
+  "src/accounts",
 ];
 const DETECTED = new Set(["Killed", "Timeout"]);
 const COUNTED = new Set(["Killed", "Timeout", "Survived", "NoCoverage"]);
