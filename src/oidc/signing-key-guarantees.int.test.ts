@@ -34,6 +34,22 @@ async function logged(fn: () => Promise<unknown>, level: "error" | "warn" = "err
 }
 const errorsLogged = (fn: () => Promise<unknown>) => logged(fn, "error");
 
+/** The key that encrypts the signing keys at rest, derived from AUTH_SECRET as the code derives it. */
+const encryptionKey = () => new Uint8Array(hkdfSync("sha256", process.env.AUTH_SECRET!, "", "oidc-signing-key-encryption", 32));
+
+/** A new newest key row in the earlier form (a JWE naming only its kid, not bound to its row): its kid and ciphertext. */
+async function insertLegacyRow(): Promise<{ kid: string; legacy: string }> {
+  const { publicKey, privateKey } = await generateKeyPair("RS256", { extractable: true });
+  const publicJwk = await exportJWK(publicKey);
+  const kid = await calculateJwkThumbprint(publicJwk);
+  const legacy = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(await exportJWK(privateKey))))
+    .setProtectedHeader({ alg: "dir", enc: "A256GCM", kid, cty: "jwk+json" })
+    .encrypt(encryptionKey());
+  const generation = (await (await db()).signingKey.findFirstOrThrow({ orderBy: { generation: "desc" } })).generation + 1;
+  await write((tx) => tx.signingKey.create({ data: { kid, generation, alg: "RS256", publicJwk: JSON.stringify(publicJwk), privateJwe: legacy } }));
+  return { kid, legacy };
+}
+
 describe("revoking a signing key", () => {
   it("the signing key: a new key is made first and signs, the revoked row is gone, both steps are recorded", async () => {
     const { kid } = await rotateSigningKey();
@@ -98,7 +114,6 @@ describe("a rotation", () => {
 });
 
 describe("loading the signing key", () => {
-  const encryptionKey = () => new Uint8Array(hkdfSync("sha256", process.env.AUTH_SECRET!, "", "oidc-signing-key-encryption", 32));
 
   it("a key of this version's form is loaded as it is: its ciphertext is not written again", async () => {
     const { kid } = await rotateSigningKey();
@@ -110,14 +125,7 @@ describe("loading the signing key", () => {
 
   it("a row of the earlier form is re-encrypted in its own row only", async () => {
     await rotateSigningKey();
-    const { publicKey, privateKey } = await generateKeyPair("RS256", { extractable: true });
-    const publicJwk = await exportJWK(publicKey);
-    const kid = await calculateJwkThumbprint(publicJwk);
-    const legacy = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(await exportJWK(privateKey))))
-      .setProtectedHeader({ alg: "dir", enc: "A256GCM", kid, cty: "jwk+json" })
-      .encrypt(encryptionKey());
-    const generation = (await (await db()).signingKey.findFirstOrThrow({ orderBy: { generation: "desc" } })).generation + 1;
-    await write((tx) => tx.signingKey.create({ data: { kid, generation, alg: "RS256", publicJwk: JSON.stringify(publicJwk), privateJwe: legacy } }));
+    const { kid, legacy } = await insertLegacyRow();
     const ciphertexts = async () => new Map((await (await db()).signingKey.findMany({ orderBy: { id: "asc" } })).map((row) => [row.kid, row.privateJwe]));
     const before = await ciphertexts();
     try {
@@ -133,14 +141,7 @@ describe("loading the signing key", () => {
 
   it("a row of the earlier form whose re-encryption fails still signs, and the failure is logged as a warning naming it", async () => {
     await rotateSigningKey();
-    const { publicKey, privateKey } = await generateKeyPair("RS256", { extractable: true });
-    const publicJwk = await exportJWK(publicKey);
-    const kid = await calculateJwkThumbprint(publicJwk);
-    const legacy = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(await exportJWK(privateKey))))
-      .setProtectedHeader({ alg: "dir", enc: "A256GCM", kid, cty: "jwk+json" })
-      .encrypt(encryptionKey());
-    const generation = (await (await db()).signingKey.findFirstOrThrow({ orderBy: { generation: "desc" } })).generation + 1;
-    await write((tx) => tx.signingKey.create({ data: { kid, generation, alg: "RS256", publicJwk: JSON.stringify(publicJwk), privateJwe: legacy } }));
+    const { kid, legacy } = await insertLegacyRow();
     const undo = await refuseUpdates("SigningKey", "kid", kid);
     try {
       forgetLoadedSigningKey();
