@@ -14,6 +14,7 @@ import { addressKey, assertUnderCapInTx, isRateLimited, limiterHooks, lockKeysIn
 afterEach(() => {
   resetClock();
   limiterHooks.beforeReserve = undefined;
+  limiterHooks.onStatement = undefined;
 });
 
 const key = (name: string) => `test:${name}:${randomBytes(6).toString("hex")}`;
@@ -86,6 +87,77 @@ describe("reserve", () => {
     expect(results.filter((r) => r === "taken")).toHaveLength(10);
     expect(results.filter((r) => r === "429")).toHaveLength(15);
     expect(await counted(k)).toBe(10);
+  });
+});
+
+describe("waiting for this process's attempts in flight", () => {
+  const inTurns = async (k: string, count: number) => {
+    let statements = 0;
+    limiterHooks.onStatement = () => statements++;
+    const barrier = new Barrier(count);
+    limiterHooks.beforeReserve = () => barrier.arrive();
+    const results = await Promise.all(
+      Array.from({ length: count }, () =>
+        outcome(
+          reserve([{ key: k, limit: TEN }], { waitForInFlight: true }).then(async (taken) => {
+            await new Promise((resolve) => setImmediate(resolve)); // the others meanwhile wait behind it
+            await taken.release(); // a right password
+          }),
+        ),
+      ),
+    );
+    expect(barrier.arrived).toBe(count);
+    return { results, statements };
+  };
+
+  it("25 right passwords at once on a key with room for 10: all taken in turns, the database asked once for each, not once per waiter at every turn", async () => {
+    const k = key("turns");
+    const { results, statements } = await inTurns(k, 25);
+    expect(results.filter((r) => r === "taken")).toHaveLength(25);
+    expect(statements).toBe(25);
+    expect(await counted(k)).toBe(0);
+  });
+
+  it("a reservation refused by the database lets the one waiting behind it ask: another key of the first was full, the shared key had room", async () => {
+    const [full, mine, shared] = [key("full"), key("mine"), key("shared")];
+    const ONE: Limit = { max: 1, windowMs: TEN.windowMs };
+    for (let i = 0; i < 10; i++) await reserve([{ key: full, limit: TEN }]); // counted failures, none in flight
+    const barrier = new Barrier(2);
+    limiterHooks.beforeReserve = () => barrier.arrive();
+    let statements = 0;
+    limiterHooks.onStatement = () => statements++;
+    // The first asks for `shared` (room for one) and is refused on `full`; the second waited behind its asking.
+    let askedWhenFirstAnswered = 0;
+    const [first, second] = await Promise.all([
+      outcome(reserve([{ key: full, limit: TEN }, { key: shared, limit: ONE }], { waitForInFlight: true })).then((result) => {
+        askedWhenFirstAnswered = statements;
+        return result;
+      }),
+      outcome(reserve([{ key: mine, limit: TEN }, { key: shared, limit: ONE }], { waitForInFlight: true }).then((taken) => taken.keep())),
+    ]);
+    expect([first, second]).toEqual(["429", "taken"]);
+    expect(statements).toBe(2);
+    // Woken by the refusal itself, not by the in-flight wait's bound: it asked before the first's answer came back.
+    expect(askedWhenFirstAnswered).toBe(2);
+    expect(await counted(shared)).toBe(1);
+  });
+});
+
+describe("waiting when another instance's attempts fill the key", () => {
+  it("two refused reservations do not wake each other to ask again: each asks once more per attempt decided here", async () => {
+    const k = key("elsewhere");
+    for (let i = 0; i < 5; i++) await reserve([{ key: k, limit: TEN }]); // another instance's attempts: not in flight here
+    const here = await Promise.all(Array.from({ length: 5 }, () => reserve([{ key: k, limit: TEN }], { waitForInFlight: true })));
+    let statements = 0;
+    limiterHooks.onStatement = () => statements++;
+    const waiting = [0, 1].map(() => reserve([{ key: k, limit: TEN }], { waitForInFlight: true }).then((taken) => taken.release()));
+    for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(statements).toBe(2); // both asked, both were refused, and both wait
+    await here[0]!.release();
+    await here[1]!.release();
+    await Promise.all(waiting);
+    for (const taken of here.slice(2)) await taken.release();
+    expect(statements).toBeLessThanOrEqual(5);
   });
 });
 

@@ -28,7 +28,11 @@
 // right password) lets the next one in; once none is in flight, a refusal stands (429). So the limit stays
 // exact (at most `max` attempts hashed at once) and a burst of right passwords is served in turns. The wait
 // is in-process (another instance's attempts in flight are not seen: there a refusal stands at once) and
-// bounded (IN_FLIGHT_WAIT_MS).
+// bounded (IN_FLIGHT_WAIT_MS). A waiting reservation asks the database again only when it could pass: while
+// this process's attempts in flight on a key, plus its reservations being asked for that key right now, reach
+// the key's `max`, the statement would be refused (those attempts' rows are in the window), so it waits
+// without asking. A burst of N right passwords for one username then costs about N statements, not one for
+// every waiter each time an attempt is decided (N² / max: 5-6 refused statements per grant at 16 connections).
 //
 // Caps on live rows (unexpired device authorizations and pushed requests per client) take the same per-key
 // lock, insert, then count the live rows: lockKeysInTx() and assertUnderCapInTx().
@@ -75,16 +79,40 @@ export async function lockKeysInTx(tx: Tx, keys: readonly string[]): Promise<voi
 
 /** Test hook (src/limits/*.test.ts): awaited by every reserve() before it starts, so that a test can hold a
  * burst at the limiter and see it overlap there. Unset in production: one property read. */
-export const limiterHooks: { beforeReserve?: (keys: readonly string[]) => Promise<void> } = {};
+export const limiterHooks: {
+  beforeReserve?: (keys: readonly string[]) => Promise<void>;
+  /** Called each time reserve() asks the database (its counting statement). */
+  onStatement?: (keys: readonly string[]) => void;
+} = {};
 
 // Attempts in flight in this process, per key, and the reservations waiting for them to be decided. On
 // globalThis: the custom server loads this module twice (its own copy, and Next's bundle's for sign-in).
-type InFlight = { counts: Map<string, number>; waiters: Set<{ keys: readonly string[]; wake: () => void }>; decided: number };
+// `asking` counts, per key, the reservations with waitForInFlight whose statement is running now.
+// A waiter is `held` when it waits without having asked (heldHere()), rather than after a refusal.
+type InFlight = { counts: Map<string, number>; asking: Map<string, number>; waiters: Set<{ keys: readonly string[]; held: boolean; wake: () => void }>; decided: number };
 const inFlightHolder = globalThis as typeof globalThis & { __limiterInFlight?: InFlight };
-const inFlight = (inFlightHolder.__limiterInFlight ??= { counts: new Map(), waiters: new Set(), decided: 0 });
+const inFlight = (inFlightHolder.__limiterInFlight ??= { counts: new Map(), asking: new Map(), waiters: new Set(), decided: 0 });
 
 /** How long a refused reservation waits, at most, for the attempts in flight on its keys. */
 export const IN_FLIGHT_WAIT_MS = 5_000;
+
+const bump = (map: Map<string, number>, keys: readonly string[], by: 1 | -1) => {
+  for (const key of keys) {
+    const next = (map.get(key) ?? 0) + by;
+    if (next > 0) map.set(key, next);
+    else map.delete(key);
+  }
+};
+
+/** Whether this process alone already fills one of the slots' keys: its attempts in flight plus those being asked for. */
+const heldHere = (slots: readonly Slot[]) =>
+  slots.some(({ key, limit }) => (inFlight.counts.get(key) ?? 0) + (inFlight.asking.get(key) ?? 0) >= limit.max);
+
+/** Wakes the waiters on one of `keys` that wait without having asked (to look again at what is held here).
+ * Not the refused ones: two of those would wake each other, each asking again, for as long as they wait. */
+function wakeHeldWaiters(keys: readonly string[]): void {
+  for (const waiter of inFlight.waiters) if (waiter.held && waiter.keys.some((key) => keys.includes(key))) waiter.wake();
+}
 
 function settled(keys: readonly string[], released: boolean): void {
   inFlight.decided++;
@@ -124,10 +152,11 @@ function reservationOf(ids: number[], trackedKeys: readonly string[] | null = nu
 }
 
 /** Resolves once an attempt in flight on one of `keys` is decided in a way that may matter, or after `ms`. */
-function inFlightDecided(keys: readonly string[], ms: number): Promise<void> {
+function inFlightDecided(keys: readonly string[], ms: number, held = false): Promise<void> {
   return new Promise((resolve) => {
     const waiter = {
       keys,
+      held,
       wake: () => {
         clearTimeout(timer);
         inFlight.waiters.delete(waiter);
@@ -153,8 +182,26 @@ export async function reserve(slots: readonly Slot[], options: { waitForInFlight
   const deadline = nowMs() + IN_FLIGHT_WAIT_MS;
   for (;;) {
     const decidedBefore = inFlight.decided;
-    // One statement on PostgreSQL, one BEGIN IMMEDIATE transaction on SQLite (src/db/fast-sql.ts).
-    const outcome = await reserveSlots(requests(slots), new Date(nowMs()));
+    // Filled by this process's own attempts (or about to be): the statement could only refuse. Wait for one of
+    // them to be decided, or for an asking reservation to be refused (before the deadline: after it, ask, for
+    // the refusal's Retry-After).
+    if (options.waitForInFlight && heldHere(slots) && nowMs() < deadline) {
+      await inFlightDecided(keys, deadline - nowMs(), true);
+      continue;
+    }
+    limiterHooks.onStatement?.(keys);
+    if (options.waitForInFlight) bump(inFlight.asking, keys, 1);
+    let outcome: Awaited<ReturnType<typeof reserveSlots>> | undefined;
+    try {
+      // One statement on PostgreSQL, one BEGIN IMMEDIATE transaction on SQLite (src/db/fast-sql.ts).
+      outcome = await reserveSlots(requests(slots), new Date(nowMs()));
+    } finally {
+      if (options.waitForInFlight) {
+        bump(inFlight.asking, keys, -1);
+        // Refused (or failed): the slots it asked for are not taken after all; those waiting behind it may ask.
+        if (!outcome || "waitMs" in outcome) wakeHeldWaiters(keys);
+      }
+    }
     if (!("waitMs" in outcome)) return reservationOf(outcome.ids, options.waitForInFlight ? keys : null);
     const left = deadline - nowMs();
     if (!options.waitForInFlight || left <= 0) throw refused(outcome.waitMs);
