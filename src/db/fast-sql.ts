@@ -17,7 +17,8 @@
 //   (src/limits/limiter.ts holds the rules): every password check and every other limited attempt takes one;
 // - startGrant: a new grant, its first tokens and its audit event (password, implicit and client credentials
 //   grants), only for a user whose address is confirmed (docs/rules/accounts.md#unconfirmed-accounts: the
-//   rule is src/oauth/tokens.ts's; the statement checks it where it writes);
+//   rule is src/oauth/tokens.ts's; the statement checks it where it writes), and the password grant's limiter
+//   slots given back in the same commit;
 // - exchangeCode and issueForDeviceCode: the claim of an authorization code (RFC 6749 4.1.3) or an approved
 //   device code (RFC 8628 3.5) together with what it issues: the grant's tokens (a new grant for a device
 //   code), the token.issued event, the same confirmed-address check; authorizationCodeByDigest and
@@ -101,6 +102,8 @@ export type NewGrant = {
   access: Omit<NewTokenRow, "grantId">;
   refresh: Omit<NewTokenRow, "grantId"> | null;
   audit: AuditRow | null;
+  /** Limiter attempts to give back in the same commit (a right password's slots: src/limits/limiter.ts). */
+  releaseAttempts?: readonly number[];
 };
 
 /** The claim was lost: another use took the token first, or the grant was revoked meanwhile. */
@@ -417,6 +420,8 @@ const PG = {
     ), audit AS (
       INSERT INTO "AuditEvent" ("type", "at", "userId", "clientId", "ip", "detail")
       SELECT $12::text, $5::timestamp(3), $2::int, $13::text, $14::text, $15::text FROM g WHERE $12::text IS NOT NULL RETURNING "id"
+    ), released AS (
+      DELETE FROM "FailedAttempt" WHERE "id" = ANY($19::int[]) RETURNING "id"
     )
     SELECT "id" FROM g`,
   codeByDigest: `SELECT * FROM "AuthorizationCode" WHERE "digest" = ANY($1::text[])`,
@@ -783,7 +788,8 @@ export async function releaseSlots(ids: readonly number[]): Promise<void> {
 
 /**
  * Starts a grant and inserts its first tokens and its audit event together; resolves with the grant's id, or
- * null (and writes nothing) when the user's address is not confirmed.
+ * null (and writes nothing else) when the user's address is not confirmed. The limiter attempts it is given
+ * are deleted in the same commit either way.
  */
 export async function startGrant(start: NewGrant): Promise<number | null> {
   const d = await driver();
@@ -794,11 +800,12 @@ export async function startGrant(start: NewGrant): Promise<number | null> {
       access.digest, access.scopes, pgTime(access.expiresAt),
       refresh?.digest ?? null, refresh?.scopes ?? null, refresh ? pgTime(refresh.expiresAt) : null,
       audit?.type ?? null, audit?.clientId ?? null, audit?.ip ?? null, audit?.detail ?? null,
-      access.jkt, refresh?.jkt ?? null, access.audience,
+      access.jkt, refresh?.jkt ?? null, access.audience, [...(start.releaseAttempts ?? [])],
     ]);
     return row?.id ?? null;
   }
   return groupedWrite(d, (s) => {
+    for (const id of start.releaseAttempts ?? []) s.deleteAttempt.run(id);
     if (s.userConfirmed.get(grant.userId) === undefined) return null;
     return insertGrantWithTokens(s, start);
   });

@@ -127,6 +127,8 @@ export async function startGrant(options: {
   jkt?: string | null;
   refreshJkt?: string | null;
   audience?: Audience | null;
+  /** Limiter attempts given back in the same commit (a right password's slots; docs/rules/accounts.md#limits). */
+  releaseAttempts?: readonly number[];
 }): Promise<TokenRecord> {
   const at = now();
   // The rows' grantId is the new grant's, which the store fills in.
@@ -148,6 +150,7 @@ export async function startGrant(options: {
     access,
     refresh,
     audit: auditRow({ type: "token.issued", userId: options.userId, clientId: options.publicClientId, detail: { grant_type: options.grantType, scope: record.scope } }),
+    releaseAttempts: options.releaseAttempts,
   });
   if (grantId === null) throw unconfirmedAccount(options.grantType);
   return record;

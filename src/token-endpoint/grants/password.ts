@@ -7,7 +7,8 @@
 // minutes: the client serves its owner alone); while either is reached the grant answers 429 rate_limited,
 // even for the right password, until the window passes. Each attempt takes its slots before the password hash,
 // in one atomic step (src/limits/limiter.ts), so that a burst sent at once passes at most the limit; the slots
-// are given back when the password was right or the hash could not be done (docs/rules/accounts.md#limits).
+// are given back when the password was right (in the grant's commit) or the hash could not be done
+// (docs/rules/accounts.md#limits).
 import type { Client } from "@/generated/sqlite/client";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
@@ -65,8 +66,14 @@ export async function passwordGrant(client: Client, params: Record<string, unkno
     taken.keep(); // a failure: counted
     throw new OAuthError("invalid_grant", {}, "bad resource owner credentials");
   }
-  await taken.release();
-
-  // Respond
-  return startGrant({ clientId: client.id, publicClientId: client.clientId, userId: user.id, grantType: GRANT_TYPE, scopes, withRefreshToken: true, ...dpopBinding(client, context), audience: context.audience });
+  // Respond: the right password's slots are given back in the grant's own commit (or, should it fail, alone).
+  let record: TokenRecord;
+  try {
+    record = await startGrant({ clientId: client.id, publicClientId: client.clientId, userId: user.id, grantType: GRANT_TYPE, scopes, withRefreshToken: true, ...dpopBinding(client, context), audience: context.audience, releaseAttempts: taken.ids });
+  } catch (error) {
+    await taken.release();
+    throw error;
+  }
+  taken.releasedInTx();
+  return record;
 }
