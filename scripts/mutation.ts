@@ -39,6 +39,7 @@ export const FOLDERS = [
   "src/device",
   "src/registration",
   "src/accounts",
+  "src/par",
 ];
 const DETECTED = new Set(["Killed", "Timeout"]);
 const COUNTED = new Set(["Killed", "Timeout", "Survived", "NoCoverage"]);
