@@ -40,6 +40,7 @@ export const FOLDERS = [
   "src/registration",
   "src/accounts",
   "src/par",
+  "src/oidc",
 ];
 const DETECTED = new Set(["Killed", "Timeout"]);
 const COUNTED = new Set(["Killed", "Timeout", "Survived", "NoCoverage"]);
