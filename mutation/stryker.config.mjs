@@ -40,6 +40,8 @@ const config = {
     "src/device/**/*.ts",
     "src/registration/**/*.ts",
     "src/accounts/**/*.ts",
+    "src/par/**/*.ts",
+    "src/oidc/**/*.ts",
     "!src/**/*.test.ts",
   ],
   // Build output, databases and reports are not needed in a sandbox (src/generated/ is: it is the Prisma client).

@@ -1,9 +1,13 @@
 // The guarantees of the id_token signing keys (docs/rules/openid-connect.md#signing-keys), each on its own, in
 // this process: rotations and a revocation that meet on one generation all succeed; revoking the signing key rotates first and records both steps; revoking a retired key makes
 // none; an unknown kid is a 404 that names the problem; a rotation retires every key but the new one; a row
-// that publishes another public key than the one its ciphertext holds never signs; loading a key of this
-// version's form leaves its ciphertext alone; and the start makes the first key and logs, never throws, when
-// it cannot. Also what discovery says is not supported, and UserInfo's answer without a token.
+// that publishes another public key than the one its ciphertext holds never signs, nor one whose kid is not its
+// key's thumbprint or whose ciphertext uses another content encryption; loading a key of this version's form
+// leaves its ciphertext alone; a rotation or revocation whose insert the database refuses fails at once; the
+// start makes the first key (none when a key exists) and logs, never throws, when it cannot; a rotation (or the
+// deletion of every key) that lands between the two reads of a key load is followed, and one that keeps landing
+// there ends the load after five tries. Also what discovery says is not supported, and UserInfo's answer
+// without a token.
 import { hkdfSync } from "node:crypto";
 import { calculateJwkThumbprint, CompactEncrypt, exportJWK, generateKeyPair } from "jose";
 import { describe, expect, it } from "vitest";
@@ -15,7 +19,7 @@ import { makeClient, makeUser } from "@/testing/factories";
 import { refuseInserts, refuseUpdates } from "@/testing/faults";
 import { holdClaims } from "@/testing/race";
 import { captureLog } from "@/testing/log-capture";
-import { currentSigningKey, ensureSigningKeyAtStart, forgetLoadedSigningKey, revokeSigningKey, rotateSigningKey } from "@/oidc/keys";
+import { currentSigningKey, ensureSigningKeyAtStart, forgetLoadedSigningKey, revokeSigningKey, rotateSigningKey, signingKeyHooks } from "@/oidc/keys";
 
 const detailOf = async (type: string, kid: string) => {
   const events = await (await db()).auditEvent.findMany({ where: { type }, orderBy: { id: "asc" } });
@@ -114,6 +118,60 @@ describe("a rotation", () => {
 });
 
 describe("loading the signing key", () => {
+  it("a rotation between the look-up of the signing row and the read of the keys: it asks again and the new key signs", async () => {
+    await rotateSigningKey(); // a signing row this process has not loaded yet
+    let rotatedTo: string | null = null;
+    signingKeyHooks.betweenReads = async () => {
+      signingKeyHooks.betweenReads = undefined;
+      rotatedTo = (await rotateSigningKey()).kid; // as another instance's keys:rotate would, meanwhile
+    };
+    try {
+      expect((await currentSigningKey()).kid).toBe(rotatedTo);
+    } finally {
+      signingKeyHooks.betweenReads = undefined;
+    }
+    expect(rotatedTo).not.toBeNull();
+  });
+
+  it("every key deleted between the two reads: it asks again, and a new first key is made and signs", async () => {
+    await rotateSigningKey();
+    signingKeyHooks.betweenReads = async () => {
+      signingKeyHooks.betweenReads = undefined;
+      await write((tx) => tx.signingKey.deleteMany());
+    };
+    try {
+      const { kid } = await currentSigningKey();
+      const rows = await (await db()).signingKey.findMany();
+      expect(rows.map((row) => [row.kid, row.generation])).toEqual([[kid, 1]]);
+    } finally {
+      signingKeyHooks.betweenReads = undefined;
+    }
+  });
+
+  it("with no key at all, the first load makes one and signs with it", async () => {
+    await write((tx) => tx.signingKey.deleteMany());
+    forgetLoadedSigningKey();
+    const { kid } = await currentSigningKey();
+    expect((await (await db()).signingKey.findMany()).map((row) => [row.kid, row.generation])).toEqual([[kid, 1]]);
+  });
+
+  it("a signing row that changes between the two reads every time: it gives up after five tries with SigningKeyError", async () => {
+    await rotateSigningKey();
+    let rotations = 0;
+    signingKeyHooks.betweenReads = async () => {
+      rotations++;
+      await rotateSigningKey();
+    };
+    try {
+      await expect(currentSigningKey()).rejects.toMatchObject({ name: "SigningKeyError", message: "the signing key kept changing while it was being loaded" });
+    } finally {
+      signingKeyHooks.betweenReads = undefined;
+    }
+    expect(rotations).toBe(5);
+    const { kid } = await rotateSigningKey();
+    expect((await currentSigningKey()).kid).toBe(kid);
+  });
+
 
   it("a key of this version's form is loaded as it is: its ciphertext is not written again", async () => {
     const { kid } = await rotateSigningKey();
@@ -176,7 +234,65 @@ describe("loading the signing key", () => {
   });
 });
 
+describe("rows whose ciphertext does not hold the key they publish, under the row's kid", () => {
+  it("a kid that is not its key's thumbprint, another exponent published, or another content encryption: none signs", async () => {
+    const { kid: honest } = await rotateSigningKey();
+    let generation = (await (await db()).signingKey.findFirstOrThrow({ orderBy: { generation: "desc" } })).generation;
+    const bad: string[] = [];
+    /** A newer row holding a key pair encrypted with this AUTH_SECRET, with one thing changed by `alter`. */
+    const insert = async (alter: { kid?: string; publishedE?: string; enc?: string }) => {
+      generation++;
+      const { publicKey, privateKey } = await generateKeyPair("RS256", { extractable: true });
+      const publicJwk = await exportJWK(publicKey);
+      const kid = alter.kid ?? (await calculateJwkThumbprint(publicJwk));
+      const privateJwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(await exportJWK(privateKey))))
+        .setProtectedHeader({ alg: "dir", enc: alter.enc ?? "A256GCM", kid, cty: "jwk+json", gen: generation })
+        .encrypt(encryptionKey());
+      const published = JSON.stringify({ ...publicJwk, ...(alter.publishedE ? { e: alter.publishedE } : {}) });
+      await write((tx) => tx.signingKey.create({ data: { kid, generation, alg: "RS256", publicJwk: published, privateJwe } }));
+      bad.push(kid);
+    };
+    await insert({ kid: `not-a-thumbprint-${generation}` });
+    await insert({ publishedE: "Aw" }); // e = 3: the row publishes another public key with the same modulus
+    await insert({ enc: "A128CBC-HS256" }); // also a 256-bit key under "dir", but not the content encryption used here
+    try {
+      forgetLoadedSigningKey();
+      const errors = await errorsLogged(async () => expect((await currentSigningKey()).kid).toBe(honest));
+      expect(errors.filter((line) => line.message === "a signing key does not load and is skipped").map((line) => line.kid)).toEqual([...bad].reverse());
+    } finally {
+      await rotateSigningKey();
+    }
+  });
+});
+
+describe("a rotation or revocation whose insert the database refuses", () => {
+  it("fails with the database's error at once, making no key", async () => {
+    const { kid } = await rotateSigningKey();
+    const next = (await (await db()).signingKey.findUniqueOrThrow({ where: { kid } })).generation + 1;
+    const undo = await refuseInserts("SigningKey", "generation", next);
+    try {
+      // The trigger's refusal is no unique violation: no later try can succeed, so none is made.
+      await expect(rotateSigningKey()).rejects.toThrow(/signingKey\.create/);
+      await expect(revokeSigningKey(kid)).rejects.toThrow(/signingKey\.create/);
+    } finally {
+      await undo();
+    }
+    expect(await (await db()).signingKey.count({ where: { generation: { gte: next } } })).toBe(0);
+    expect((await currentSigningKey()).kid).toBe(kid);
+  });
+});
+
 describe("the first key at start", () => {
+  it("makes none when a key exists, even when generation 1 was revoked", async () => {
+    await write((tx) => tx.signingKey.deleteMany());
+    forgetLoadedSigningKey();
+    const { kid: first } = await rotateSigningKey(); // generation 1
+    const { kid: second } = await rotateSigningKey();
+    await revokeSigningKey(first);
+    await ensureSigningKeyAtStart();
+    expect((await (await db()).signingKey.findMany()).map((row) => row.kid)).toEqual([second]);
+  });
+
   it("is made at start, and the start logs, without throwing, a key it cannot make or load", async () => {
     await write((tx) => tx.signingKey.deleteMany());
     forgetLoadedSigningKey();
@@ -192,7 +308,8 @@ describe("the first key at start", () => {
     const rows = await (await db()).signingKey.findMany();
     expect(rows).toHaveLength(1);
     expect(rows[0]!.generation).toBe(1);
-    forgetLoadedSigningKey();
+    expect((await currentSigningKey()).kid).toBe(rows[0]!.kid);
+    forgetLoadedSigningKey(); // as a restart does: the key loaded under the old AUTH_SECRET is gone
     const saved = setEnvForTests({ authSecret: "another-secret-another-secret-0123456789" });
     try {
       const unreadable = await errorsLogged(() => ensureSigningKeyAtStart());
