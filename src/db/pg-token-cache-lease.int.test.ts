@@ -13,6 +13,7 @@ import { digest } from "@/secrets";
 import { closePgTokenCache, holdCommitsWith, INVALIDATION_NOTICE, PAGE_NOTICE, PgTokenCache, pgTokenCache, settleCommits, STALENESS_MS } from "@/db/pg-token-cache";
 import type { BearerToken } from "@/db/bearer-token";
 import { makeUser, passwordSession } from "@/testing/factories";
+import { startTcpProxy } from "@/testing/tcp-proxy";
 import { until } from "@/testing/until";
 
 const onPostgres = env().database.kind === "postgresql";
@@ -116,6 +117,7 @@ describe.skipIf(!onPostgres)("the lease's bounds, on the monotonic clock", () =>
     const cache = instance();
     const read = holdClock();
     await freshAt(cache);
+    for (let i = 0; i < 3; i++) cache.pagesFresh(); // (reads while it beats: they start nothing more)
     // No read since `read`: at exactly IDLE_AFTER_MS later it still beats (a heartbeat sent then comes back)...
     moveClock(read + IDLE_AFTER_MS);
     await until(() => cache.fresh, () => "a heartbeat sent IDLE_AFTER_MS after the last read");
@@ -212,6 +214,46 @@ describe.skipIf(!onPostgres)("the lease's bounds, on the monotonic clock", () =>
     first(); // (already released: the second hold goes on)
     await until(() => (cache.get("none", nowMs()), second.heartbeatsSentAt().length > 0), () => "a heartbeat queued in the second hold");
     second();
+  });
+
+  it("while the database cannot be reached it answers nothing from memory and tries again RETRY_AFTER_MS later, not before", async () => {
+    const target = new URL(url());
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    try {
+      await proxy.setMode("drop"); // a server that drops every connection
+      const through = new URL(url());
+      through.hostname = "127.0.0.1";
+      through.port = String(proxy.port);
+      const cache = new PgTokenCache(through.toString(), 100, 5_000);
+      caches.push(cache);
+      const k = key("unreachable");
+      const token = tokenNamed("Unreachable");
+      const failed = holdClock();
+      cache.put(k, token, LATER(), cache.generation);
+      expect(cache.get(k, nowMs())).toBeUndefined();
+      await sleep(100); // its first attempt fails meanwhile
+      await proxy.setMode("forward");
+      moveClock(failed + RETRY_AFTER_MS - 1);
+      cache.get(k, nowMs());
+      await sleep(100); // five heartbeat periods, each of which asks for a connection
+      expect(cache.fresh).toBe(false);
+      moveClock(failed + RETRY_AFTER_MS);
+      await freshAt(cache, k);
+      expect(cache.get(k, nowMs())).toBeUndefined(); // (what was put before it listened is gone)
+    } finally {
+      await proxy.close();
+    }
+  }, 20_000);
+
+  it("listens on one connection, however many heartbeat periods its making takes", async () => {
+    const cache = instance();
+    const at = holdClock();
+    await freshAt(cache);
+    const { rows } = await outside.query<{ query: string }>(`SELECT query FROM pg_stat_activity WHERE query LIKE $1 AND datname = current_database()`, [`NOTIFY "token_cache_hb_%", '${at}'`]);
+    expect(rows).toHaveLength(1);
+    const channel = /^NOTIFY "([^"]+)"/.exec(rows[0]!.query)![1]!;
+    const { rows: sessions } = await outside.query(`SELECT pid FROM pg_stat_activity WHERE query LIKE $1 AND datname = current_database()`, [`%"${channel}"%`]);
+    expect(sessions).toHaveLength(1);
   });
 
   it("once closed it never listens again, whatever is read", async () => {
