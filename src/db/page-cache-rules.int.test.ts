@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { connectedDriver, db, disconnectDb, driver, write } from "@/db/client";
 import { readerVersion } from "@/db/fast-sql";
 import { cachedPage, keptPages, MAX_PAGES, MAX_TEXT, type ReadPage } from "@/db/page-cache";
-import { STALENESS_MS } from "@/db/pg-token-cache";
+import { STALENESS_MS, type PgTokenCache } from "@/db/pg-token-cache";
 import { setEnvForTests } from "@/env";
 import { pageCacheHits } from "@/observability/metrics";
 import { makeUser } from "@/testing/factories";
@@ -175,6 +175,20 @@ describe("what the cache keeps", () => {
     expect(cachedPage(name, 0, read(first, 1))).toBe(first);
     expect(cachedPage(name, 0, kept)).toBe(first);
     heldAt += STALENESS_MS; // the newest heartbeat is now too old
+    expect(cachedPage(name, 0, read(second, 1))).toBe(second);
+  });
+
+  it.skipIf(process.env.TEST_DATABASE_URL?.startsWith("postgres") !== true)("on PostgreSQL, a page notification and a token notification after it leave nothing kept before them", async () => {
+    await ready();
+    const cache = (connectedDriver() as { tokenCache: PgTokenCache }).tokenCache;
+    const name = named();
+    const [first, second] = [{ first: true }, { second: true }];
+    expect(cachedPage(name, 0, read(first, 1))).toBe(first);
+    expect(cachedPage(name, 0, kept)).toBe(first);
+    const generation = cache.generation;
+    await (await db()).$executeRawUnsafe(`SELECT pg_notify('page_cache', ''), pg_notify('token_cache', '')`);
+    await until(() => cache.generation !== generation, () => "the token notification, after the page one");
+    await ready();
     expect(cachedPage(name, 0, read(second, 1))).toBe(second);
   });
 });
