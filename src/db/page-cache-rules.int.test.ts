@@ -194,6 +194,20 @@ describe("what the cache keeps", () => {
 });
 
 describe("a new connection or cache starts over", () => {
+  it.skipIf(process.env.TEST_DATABASE_URL?.startsWith("postgres") !== true)("on PostgreSQL, a page read while the database was disconnected is answered and not kept", async () => {
+    await ready();
+    const name = named();
+    const value = { readAcrossADisconnection: true };
+    const before = keptPages();
+    const answer = cachedPage(name, 0, async () => {
+      await disconnectDb();
+      return { value, size: 1, validUntilMs: Number.POSITIVE_INFINITY };
+    });
+    expect(await answer).toBe(value);
+    expect(keptPages()).toEqual(before);
+    await ready();
+  });
+
   it("a page kept under the previous one is not answered, even where its count has come back to the same number", async () => {
     await ready();
     const name = named();
