@@ -10,11 +10,12 @@ import { connectedDriver, db, disconnectDb, driver, write } from "@/db/client";
 import { readerVersion } from "@/db/fast-sql";
 import { cachedPage, keptPages, MAX_PAGES, MAX_TEXT, type ReadPage } from "@/db/page-cache";
 import { STALENESS_MS, type PgTokenCache } from "@/db/pg-token-cache";
-import { setEnvForTests } from "@/env";
+import { env, setEnvForTests } from "@/env";
 import { pageCacheHits } from "@/observability/metrics";
 import { makeUser } from "@/testing/factories";
 import { until } from "@/testing/until";
 
+const onPostgres = env().database.kind === "postgresql";
 const realNow = performance.now.bind(performance);
 let heldAt = 0;
 afterEach(() => {
@@ -168,7 +169,7 @@ describe("what the cache keeps", () => {
     }
   });
 
-  it.skipIf(process.env.TEST_DATABASE_URL?.startsWith("postgres") !== true)("on PostgreSQL, nothing is answered while the lease is not fresh", async () => {
+  it.skipIf(!onPostgres)("on PostgreSQL, nothing is answered while the lease is not fresh", async () => {
     await ready();
     const name = named();
     const [first, second] = [{ first: true }, { second: true }];
@@ -178,7 +179,7 @@ describe("what the cache keeps", () => {
     expect(cachedPage(name, 0, read(second, 1))).toBe(second);
   });
 
-  it.skipIf(process.env.TEST_DATABASE_URL?.startsWith("postgres") !== true)("on PostgreSQL, a page notification and a token notification after it leave nothing kept before them", async () => {
+  it.skipIf(!onPostgres)("on PostgreSQL, a page notification and a token notification after it leave nothing kept before them", async () => {
     await ready();
     const cache = (connectedDriver() as { tokenCache: PgTokenCache }).tokenCache;
     const name = named();
@@ -194,7 +195,7 @@ describe("what the cache keeps", () => {
 });
 
 describe("a new connection or cache starts over", () => {
-  it.skipIf(process.env.TEST_DATABASE_URL?.startsWith("postgres") !== true)("on PostgreSQL, a page read while the database was disconnected is answered and not kept", async () => {
+  it.skipIf(!onPostgres)("on PostgreSQL, a page read while the database was disconnected is answered and not kept", async () => {
     await ready();
     const name = named();
     const value = { readAcrossADisconnection: true };
