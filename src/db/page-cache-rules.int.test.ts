@@ -195,15 +195,35 @@ describe("what the cache keeps", () => {
 });
 
 describe("a new connection or cache starts over", () => {
+  it.skipIf(!onPostgres)("on PostgreSQL, a connection made with TOKEN_CACHE_SIZE=0 has no cache to keep pages under, whatever the setting says later", async () => {
+    await disconnectDb();
+    const previous = setEnvForTests({ tokenCacheSize: 0 });
+    try {
+      await db();
+    } finally {
+      setEnvForTests(previous);
+    }
+    try {
+      expect((connectedDriver() as { tokenCache: unknown }).tokenCache).toBeNull();
+      const name = named();
+      const [first, second] = [{ first: true }, { second: true }];
+      expect(cachedPage(name, 0, read(first, 1))).toBe(first);
+      expect(cachedPage(name, 0, read(second, 1))).toBe(second);
+    } finally {
+      await disconnectDb();
+      await ready();
+    }
+  });
+
   it.skipIf(!onPostgres)("on PostgreSQL, a page read while the database was disconnected is answered and not kept", async () => {
     await ready();
     const name = named();
     const value = { readAcrossADisconnection: true };
-    const before = keptPages();
     const answer = cachedPage(name, 0, async () => {
       await disconnectDb();
       return { value, size: 1, validUntilMs: Number.POSITIVE_INFINITY };
     });
+    const before = keptPages(); // (as the read began)
     expect(await answer).toBe(value);
     expect(keptPages()).toEqual(before);
     await ready();
