@@ -127,7 +127,6 @@ export class PgTokenCache {
     this.stop();
     const listener = this.listener;
     this.drop(listener);
-    // Stryker disable next-line ArrowFunction: the failure is ignored either way
     await listener?.end().catch(() => {});
   }
 
@@ -165,7 +164,6 @@ export class PgTokenCache {
         // Stryker disable next-line StringLiteral: log-only message
         log.warn("the token cache's listening connection stopped answering; making it again");
         this.drop(listener);
-        // Stryker disable next-line ArrowFunction: the failure is ignored either way
         listener.end().catch(() => {});
       }
       return; // one heartbeat at a time
@@ -184,7 +182,6 @@ export class PgTokenCache {
         // Stryker disable next-line StringLiteral,ObjectLiteral: log-only message and detail
         log.warn("the token cache's heartbeat failed", { error: String(error) });
         this.drop(listener);
-        // Stryker disable next-line ArrowFunction: the failure is ignored either way
         listener.end().catch(() => {});
       },
     );
@@ -197,7 +194,7 @@ export class PgTokenCache {
     client.on("notification", (message) => this.notified(client, message));
     // pg 8.23 emits "error" and then "end" whenever the server or the network ends a connection, and either
     // drops it; we end it ourselves only once it is dropped. So each of the two handlers alone is enough:
-    // Stryker disable next-line ArrowFunction,BlockStatement: the "end" handler drops it too
+    // Stryker disable next-line BlockStatement: the "end" handler drops it too
     client.on("error", (error) => {
       // Stryker disable next-line StringLiteral,ObjectLiteral: log-only message and detail
       log.warn("the token cache's listening connection failed", { error: error.message });
@@ -220,7 +217,6 @@ export class PgTokenCache {
         // Stryker disable next-line ConditionalExpression,BooleanLiteral,StringLiteral,ObjectLiteral: only whether and what it logs
         if (!this.closed) log.warn("the token cache could not listen for invalidations", { error: String(error) });
         this.retryAt = performance.now() + RETRY_AFTER_MS;
-        // Stryker disable next-line ArrowFunction: the failure is ignored either way
         client.end().catch(() => {});
       } finally {
         this.connecting = false;
