@@ -6,7 +6,7 @@ import { advanceClock, now, resetClock } from "@/clock";
 import { OAuthError } from "@/oauth/errors";
 import Database from "better-sqlite3";
 import fc from "fast-check";
-import { bearerToken, clientByClientId, LostRotation, rotateAtOnce, rotateRefreshToken, sqliteTime, tokenByValue, userByEmail, type RotationPlan } from "@/db/fast-sql";
+import { bearerToken, clientByClientId, LostRotation, releaseSlots, reserveSlots, rotateAtOnce, rotateRefreshToken, sqliteTime, tokenByValue, userByEmail, type RotationPlan } from "@/db/fast-sql";
 import { mintTokens, startGrant } from "@/oauth/tokens";
 import { digest } from "@/secrets";
 import { env, setEnvForTests } from "@/env";
@@ -70,6 +70,17 @@ describe("bearerToken", () => {
     const grantOnly = await grantWithTokens();
     await write((tx) => tx.grant.update({ where: { id: grantOnly.grantId }, data: { revokedAt: now() } }));
     expect(await bearerToken(digest(grantOnly.record.access_token), now())).toBeNull();
+  });
+
+  it("answers a token up to the millisecond before its expires_at and never at it, from the cache or not", async () => {
+    const { record, user } = await grantWithTokens();
+    const key = digest(record.access_token);
+    const expiresAt = (await (await db()).accessToken.findUniqueOrThrow({ where: { digest: key } })).expiresAt.getTime();
+    expect(await bearerToken(key, expiresAt - 1)).toMatchObject({ userId: user.id }); // (kept in the cache on SQLite)
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await bearerToken(key, expiresAt - 1)).toMatchObject({ userId: user.id });
+    expect(await bearerToken(key, expiresAt)).toBeNull();
+    expect(await bearerToken(key, new Date(expiresAt))).toBeNull();
   });
 
   it("answers many lookups asked for at once each on its own terms (one statement for all on PostgreSQL)", async () => {
@@ -299,11 +310,69 @@ describe("clientByClientId", () => {
   });
 });
 
+describe("reserveSlots and releaseSlots", () => {
+  it("take a slot on every key or none, and say to the millisecond when the fullest key has room again", async () => {
+    const tag = `${process.pid}-${Math.random()}`;
+    const a = { key: `a-${tag}`, max: 2, windowMs: 10_000 };
+    const b = { key: `b-${tag}`, max: 1, windowMs: 60_000 };
+    const t0 = now().getTime();
+    const at = (ms: number) => new Date(t0 + ms);
+    const first = await reserveSlots([a], at(0));
+    const second = await reserveSlots([a, b], at(1000));
+    expect(first).toEqual({ ids: [expect.any(Number)] });
+    expect(second).toEqual({ ids: [expect.any(Number), expect.any(Number)] });
+    // a holds two attempts (at 0 and 1000): full until the one at 0 leaves its window.
+    expect(await reserveSlots([a], at(2000))).toEqual({ waitMs: 8000 });
+    // b (one attempt at 1000, a minute's window) waits longer: the longest wait is the answer, in either order.
+    expect(await reserveSlots([a, b], at(2000))).toEqual({ waitMs: 59_000 });
+    expect(await reserveSlots([b, a], at(2000))).toEqual({ waitMs: 59_000 });
+    // Refused reservations took nothing: b alone, after a's window, is still full for the same attempt.
+    expect(await reserveSlots([b], at(10_500))).toEqual({ waitMs: 50_500 });
+    // Given back, the second reservation's slots are free again.
+    await releaseSlots((second as { ids: number[] }).ids);
+    await releaseSlots([]);
+    const third = await reserveSlots([a, b], at(2000));
+    expect(third).toEqual({ ids: [expect.any(Number), expect.any(Number)] });
+    expect(await reserveSlots([a], at(2000))).toEqual({ waitMs: 8000 });
+  });
+});
+
 describe("rotateRefreshToken", () => {
   const planFor = (grant: Awaited<ReturnType<typeof grantWithTokens>>) => (): RotationPlan => {
     const minted = mintTokens({ grantId: grant.grantId, clientId: grant.clientRow.id, userId: grant.user.id, scopes: ["readonly"], refreshScopes: ["readonly"] });
     return { at: now(), access: minted.access, refresh: minted.refresh!, audit: null };
   };
+
+  it("hands the rules the token's row as stored, with whether its user's address is confirmed", async () => {
+    const grant = await grantWithTokens({ scopes: ["readonly"] });
+    const stored = await (await db()).refreshToken.findUniqueOrThrow({ where: { digest: digest(grant.record.refresh_token!) } });
+    const seen: unknown[] = [];
+    const refuse = (row: unknown): RotationPlan => {
+      seen.push(row);
+      throw new OAuthError("invalid_grant");
+    };
+    await expect(rotateRefreshToken(digest(grant.record.refresh_token!), refuse)).rejects.toThrow(OAuthError);
+    await write((tx) => tx.user.update({ where: { id: grant.user.id }, data: { emailVerifiedAt: null } }));
+    await write((tx) => tx.refreshToken.update({ where: { id: stored.id }, data: { usedAt: now(), revokedAt: now(), jkt: "thumbprint" } }));
+    const changed = await (await db()).refreshToken.findUniqueOrThrow({ where: { id: stored.id } });
+    await expect(rotateRefreshToken(digest(grant.record.refresh_token!), refuse)).rejects.toThrow(OAuthError);
+    await expect(rotateRefreshToken(digest("no-such-token"), refuse)).rejects.toThrow(OAuthError);
+    const row = (r: typeof stored, userConfirmed: boolean) => ({
+      id: r.id, grantId: r.grantId, clientId: r.clientId, userId: r.userId, scopes: "readonly", expiresAt: r.expiresAt,
+      usedAt: r.usedAt, revokedAt: r.revokedAt, jkt: r.jkt, audience: "/api", userConfirmed,
+    });
+    expect(seen).toEqual([row(stored, true), row(changed, false), null]);
+    expect(changed.usedAt).toBeInstanceOf(Date);
+  });
+
+  it("on SQLite, a rule that throws something other than an Error still fails the rotation with an error, having written nothing", async () => {
+    if (env().database.kind !== "sqlite") return; // (the group commit's: PostgreSQL passes on what the rule threw)
+    const grant = await grantWithTokens();
+    const failure = await rotateRefreshToken(digest(grant.record.refresh_token!), () => { throw undefined; }).then(() => "rotated", (error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toBe("write failed");
+    expect((await (await db()).refreshToken.findUniqueOrThrow({ where: { digest: digest(grant.record.refresh_token!) } })).usedAt).toBeNull();
+  });
 
   it("writes nothing when the rules refuse", async () => {
     const grant = await grantWithTokens();
