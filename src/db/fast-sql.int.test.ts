@@ -6,12 +6,13 @@ import { advanceClock, now, resetClock } from "@/clock";
 import { OAuthError } from "@/oauth/errors";
 import Database from "better-sqlite3";
 import fc from "fast-check";
-import { bearerToken, clientByClientId, LostRotation, releaseSlots, reserveSlots, rotateAtOnce, rotateRefreshToken, sqliteTime, tokenByValue, userByEmail, type RotationPlan } from "@/db/fast-sql";
+import { bearerToken, clientByClientId, groupedWritesWaiting, LostRotation, releaseSlots, reserveSlots, rotateAtOnce, rotateRefreshToken, sqliteTime, tokenByValue, userByEmail, type RotationPlan } from "@/db/fast-sql";
 import { mintTokens, startGrant } from "@/oauth/tokens";
 import { digest } from "@/secrets";
 import { env, setEnvForTests } from "@/env";
 import { db, driver, write } from "@/db/client";
 import { call } from "@/testing/app";
+import { tokenCacheHits } from "@/observability/metrics";
 import { makeClient, makeUser } from "@/testing/factories";
 
 afterEach(() => resetClock());
@@ -32,6 +33,8 @@ describe("sqliteTime", () => {
     const ms = fc.oneof(fc.integer({ min: -8.64e15, max: 8.64e15 }), around(0), around(253_402_300_800_000), around(Date.now()));
     fc.assert(fc.property(fc.array(ms, { minLength: 1, maxLength: 4 }), (times) => times.forEach((t) => expect(sqliteTime(new Date(t))).toBe(written(new Date(t))))), { numRuns: 3000 });
     expect(() => sqliteTime(new Date(NaN))).toThrow(RangeError);
+    // The first instant of the year 10000 and the epoch itself, exactly.
+    for (const t of [253_402_300_800_000, 253_402_300_799_999, 0, -1]) expect(sqliteTime(new Date(t))).toBe(written(new Date(t)));
   });
 });
 
@@ -144,8 +147,10 @@ describe("bearerToken", () => {
     const nextRun = () => new Promise((resolve) => setImmediate(resolve));
     const first = await bearerToken(key, now());
     await nextRun();
-    // The very same object: answered from the cache, in a later run, without a statement.
+    // The very same object: answered from the cache, in a later run, without a statement, and counted.
+    const hits = tokenCacheHits.count;
     expect(await bearerToken(key, now())).toBe(first);
+    expect(tokenCacheHits.count).toBe(hits + 1);
     expect(Object.isFrozen(first)).toBe(true);
 
     // A commit by another connection to the file (as another worker or process makes), of anything at all,
@@ -426,6 +431,17 @@ describe("rotateRefreshToken", () => {
     const counts = await Promise.all(grants.map(async (grant) => (await db()).accessToken.count({ where: { grantId: grant.grantId } })));
     expect(counts).toEqual([2, 1, 2]);
     expect((await (await db()).grant.findUniqueOrThrow({ where: { id: grants[1]!.grantId } })).lastUsedAt).toEqual(lastUsedBefore);
+  });
+
+  it("on SQLite, counts no rotation as waiting for the group commit once it is done, committed or lost", async () => {
+    if (env().database.kind !== "sqlite") return; // (each is one statement on PostgreSQL)
+    const grants = [await grantWithTokens(), await grantWithTokens()];
+    expect(groupedWritesWaiting()).toEqual({ writes: 0, batches: 0 });
+    const rotations = grants.map((grant) => rotateRefreshToken(digest(grant.record.refresh_token!), planFor(grant)));
+    await Promise.all(rotations);
+    expect(groupedWritesWaiting()).toEqual({ writes: 0, batches: 0 });
+    await expect(rotateRefreshToken(digest(grants[0]!.record.refresh_token!), planFor(grants[0]!))).rejects.toBeInstanceOf(LostRotation);
+    expect(groupedWritesWaiting()).toEqual({ writes: 0, batches: 0 });
   });
 
   it("of concurrent rotations of one token exactly one claims it", async () => {
