@@ -6,7 +6,7 @@ import { advanceClock, now, resetClock } from "@/clock";
 import { OAuthError } from "@/oauth/errors";
 import Database from "better-sqlite3";
 import fc from "fast-check";
-import { bearerToken, clientByClientId, groupedWritesWaiting, LostRotation, releaseSlots, reserveSlots, rotateAtOnce, rotateRefreshToken, sqliteTime, tokenByValue, userByEmail, type RotationPlan } from "@/db/fast-sql";
+import { bearerToken, clientByClientId, groupedWritesWaiting, startGrant as startGrantRow, LostRotation, releaseSlots, reserveSlots, rotateAtOnce, rotateRefreshToken, sqliteTime, tokenByValue, userByEmail, type RotationPlan } from "@/db/fast-sql";
 import { mintTokens, startGrant } from "@/oauth/tokens";
 import { digest } from "@/secrets";
 import { env, setEnvForTests } from "@/env";
@@ -284,6 +284,28 @@ describe("startGrant", () => {
     expect(events.map((event) => [event.clientId, JSON.parse(event.detail!)])).toEqual([[clientRow.clientId, { grant_type: "password", scope: "readonly" }]]);
   });
 
+  it("as one statement: with no refresh token and no event, only the grant and its access token; nothing at all for an unconfirmed address", async () => {
+    const user = await makeUser();
+    const client = await makeClient({ ownerId: user.id });
+    const clientRow = await (await db()).client.findUniqueOrThrow({ where: { clientId: client.client_id } });
+    const start = () => {
+      const minted = mintTokens({ grantId: 0, clientId: clientRow.id, userId: user.id, scopes: ["readonly"] });
+      return startGrantRow({ grant: { clientId: clientRow.id, userId: user.id, grantType: "password", scopes: "readonly", createdAt: now() }, access: minted.access, refresh: null, audit: null });
+    };
+    const grantId = await start();
+    expect(grantId).toEqual(expect.any(Number));
+    const written = async () => ({
+      grants: await (await db()).grant.count({ where: { userId: user.id } }),
+      access: await (await db()).accessToken.count({ where: { userId: user.id } }),
+      refresh: await (await db()).refreshToken.count({ where: { userId: user.id } }),
+      events: await (await db()).auditEvent.count({ where: { userId: user.id, type: "token.issued" } }),
+    });
+    expect(await written()).toEqual({ grants: 1, access: 1, refresh: 0, events: 0 });
+    await write((tx) => tx.user.update({ where: { id: user.id }, data: { emailVerifiedAt: null } }));
+    expect(await start()).toBeNull();
+    expect(await written()).toEqual({ grants: 1, access: 1, refresh: 0, events: 0 });
+  });
+
   it("issues no refresh token when the grant has none (implicit)", async () => {
     const user = await makeUser();
     const client = await makeClient({ ownerId: user.id, grantType: "implicit" });
@@ -458,7 +480,7 @@ describe("rotateRefreshToken", () => {
 
 describe("rotateAtOnce", () => {
   const postgres = () => env().database.kind === "postgresql";
-  const attempt = (grant: Awaited<ReturnType<typeof grantWithTokens>>, clientId = grant.clientRow.id) => {
+  const attempt = (grant: Awaited<ReturnType<typeof grantWithTokens>>, clientId = grant.clientRow.id, withEvent = true) => {
     const at = now();
     return rotateAtOnce({
       digest: digest(grant.record.refresh_token!),
@@ -470,7 +492,7 @@ describe("rotateAtOnce", () => {
       refreshExpiresAt: new Date(at.getTime() + 86_400_000),
       jkt: null,
       refreshJkt: null,
-      audit: { type: "token.refreshed", clientId: grant.clientRow.clientId, ip: "192.0.2.9" },
+      audit: withEvent ? { type: "token.refreshed", clientId: grant.clientRow.clientId, ip: "192.0.2.9" } : null,
     });
   };
 
@@ -487,6 +509,15 @@ describe("rotateAtOnce", () => {
     expect(await (await db()).refreshToken.count({ where: { grantId: grant.grantId, usedAt: null } })).toBe(1);
     const [event] = await (await db()).auditEvent.findMany({ where: { type: "token.refreshed", userId: grant.user.id } });
     expect(event).toMatchObject({ clientId: grant.clientRow.clientId, ip: "192.0.2.9", detail: JSON.stringify({ scope: "readonly" }) });
+  });
+
+  it("on PostgreSQL, with no event to record, rotates and records none", async () => {
+    const grant = await grantWithTokens({ scopes: ["readonly"] });
+    const claimed = await attempt(grant, grant.clientRow.id, false);
+    if (!postgres()) return expect(claimed).toBeNull();
+    expect(claimed).toEqual({ userId: grant.user.id, scopes: "readonly", audience: "/api" });
+    expect(await (await db()).accessToken.count({ where: { grantId: grant.grantId } })).toBe(2);
+    expect(await (await db()).auditEvent.count({ where: { type: "token.refreshed", userId: grant.user.id } })).toBe(0);
   });
 
   it("claims nothing, and writes nothing, for another client's, a used or an expired token", async () => {
