@@ -466,6 +466,14 @@ describe("rotateRefreshToken", () => {
     expect(groupedWritesWaiting()).toEqual({ writes: 0, batches: 0 });
   });
 
+  it("claims nothing once the token's grant alone is revoked, and writes nothing", async () => {
+    const grant = await grantWithTokens();
+    await write((tx) => tx.grant.update({ where: { id: grant.grantId }, data: { revokedAt: now() } }));
+    await expect(rotateRefreshToken(digest(grant.record.refresh_token!), planFor(grant))).rejects.toBeInstanceOf(LostRotation);
+    expect(await (await db()).accessToken.count({ where: { grantId: grant.grantId } })).toBe(1);
+    expect((await (await db()).refreshToken.findUniqueOrThrow({ where: { digest: digest(grant.record.refresh_token!) } })).usedAt).toBeNull();
+  });
+
   it("of concurrent rotations of one token exactly one claims it", async () => {
     const grant = await grantWithTokens();
     const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => rotateRefreshToken(digest(grant.record.refresh_token!), (row) => {
