@@ -6,6 +6,8 @@
 import base from "./stryker.config.mjs";
 
 const list = (name) => (process.env[name] ?? "").split(",").filter(Boolean);
+// "ci", or "ci-pg" for the second run of a file with a branch for each database (on PostgreSQL).
+const run = process.env.MUTATION_RUN || "ci";
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 const config = {
@@ -13,9 +15,9 @@ const config = {
   mutate: list("MUTATION_FILES"),
   testFiles: list("MUTATION_TESTS"),
   incremental: true,
-  incrementalFile: "reports/mutation/ci-incremental.json",
-  jsonReporter: { fileName: "reports/mutation/ci.json" },
-  htmlReporter: { fileName: "reports/mutation/ci.html" },
+  incrementalFile: `reports/mutation/${run}-incremental.json`,
+  jsonReporter: { fileName: `reports/mutation/${run}.json` },
+  htmlReporter: { fileName: `reports/mutation/${run}.html` },
   reporters: ["json", "html", "clear-text"],
 };
 

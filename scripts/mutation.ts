@@ -5,9 +5,14 @@
 //   tsx scripts/mutation.ts score [report.json]       the score per folder and in all (default: the baseline)
 //   tsx scripts/mutation.ts changed                    the mutated files and test files that differ from the
 //                                                      baseline, and the tests that covered those files then
+//                                                      (and which of them to measure on both databases)
 //   tsx scripts/mutation.ts merge <out> <in.json...>   one report from several runs (later ones win per file;
 //                                                      `in.json#src/users/` takes only the files under that
-//                                                      path: a run carries over its incremental file's others);
+//                                                      path: a run carries over its incremental file's others;
+//                                                      `in.json#src/db/fast-sql.ts+best` combines that file with
+//                                                      what the earlier inputs hold for it, mutant by mutant,
+//                                                      the better result winning: a file with branches for
+//                                                      each database, measured once on each);
 //                                                      with --mark-unmeasured, every file of the folders
 //                                                      that no run measured is recorded as such (no mutants, its
 //                                                      source kept: CI measures it once it changes)
@@ -19,7 +24,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 
 type Mutant = { id: string; status: string; coveredBy?: string[]; killedBy?: string[]; [key: string]: unknown };
-type SourceFile = { source: string; mutants: Mutant[]; unmeasured?: true; [key: string]: unknown };
+/** `bestOf`: the file's mutants are the best of several runs of the same source (`+best`, one per database). */
+type SourceFile = { source: string; mutants: Mutant[]; unmeasured?: true; bestOf?: true; [key: string]: unknown };
 type TestFile = { source?: string; tests: { id: string; name: string; [key: string]: unknown }[] };
 type Report = { files: Record<string, SourceFile>; testFiles?: Record<string, TestFile>; [key: string]: unknown };
 
@@ -113,7 +119,11 @@ export function changed(baseline: Report, listSources: () => string[]) {
   // What the run will cost: the mutants these files had last time (a new file's count is not known: it counts
   // as UNKNOWN_FILE_MUTANTS), which scripts/mutation-ci.sh weighs against its budget before starting.
   const mutants = remeasured.reduce((sum, path) => sum + (baseline.files[path] && !baseline.files[path]!.unmeasured ? baseline.files[path]!.mutants.length : UNKNOWN_FILE_MUTANTS), 0);
-  return { sources: remeasured, tests: [...covering].sort(), changedTests, mutants };
+  // Files the baseline holds as the best of a SQLite and a PostgreSQL run (bestOf): scripts/mutation-ci.sh
+  // measures them on PostgreSQL too when it has a database for it, and combines the two the same way.
+  const bothDatabases = remeasured.filter((path) => baseline.files[path]?.bestOf === true);
+  const postgresMutants = bothDatabases.reduce((sum, path) => sum + baseline.files[path]!.mutants.length, 0);
+  return { sources: remeasured, tests: [...covering].sort(), changedTests, mutants, bothDatabases, postgresMutants };
 }
 
 /** The mutants a file the baseline never measured is counted as having, for the CI step's estimate. */
@@ -122,8 +132,32 @@ export const UNKNOWN_FILE_MUTANTS = 60;
 /** A mutant's identity within its file: what it changes, where, and into what. */
 const mutantKey = (m: Mutant) => JSON.stringify([m.mutatorName, m.replacement, m.location]);
 
-/** Several runs' reports as one: test ids renumbered by (file, name), so that mutants keep pointing at theirs. */
-export function merge(reports: Report[]): Report {
+/** How good a result is: killed or timed out, then survived, then not covered, then anything else. */
+const RANK: Record<string, number> = { Killed: 3, Timeout: 3, Survived: 2, NoCoverage: 1 };
+const rank = (m: Mutant) => RANK[m.status] ?? 0;
+
+/**
+ * A file's mutants from two runs of the same source (e.g. one on SQLite and one on PostgreSQL, each reaching
+ * the branches of its own database), the better result of each mutant winning; on a tie, the later run's.
+ * A mutant's covering tests are those of both runs: CI re-runs them all when the file changes.
+ */
+export function bestOf(earlier: Mutant[], later: Mutant[]): Mutant[] {
+  const before = new Map(earlier.map((m) => [mutantKey(m), m]));
+  return later.map((m) => {
+    const other = before.get(mutantKey(m));
+    if (!other) return m;
+    const winner = rank(other) > rank(m) ? other : m;
+    const coveredBy = [...new Set([...(m.coveredBy ?? []), ...(other.coveredBy ?? [])])];
+    return { ...winner, coveredBy };
+  });
+}
+
+/**
+ * Several runs' reports as one: test ids renumbered by (file, name), so that mutants keep pointing at theirs.
+ * A later report's file replaces the earlier one, unless that report is marked in `best` (its index) and the
+ * file's source is the same: then the two are combined mutant by mutant (bestOf).
+ */
+export function merge(reports: Report[], best: ReadonlySet<number> = new Set()): Report {
   const out: Report = { ...reports[0]!, files: {}, testFiles: {} };
   const ids = new Map<string, string>();
   const idOf = (file: string, name: string) => {
@@ -131,7 +165,7 @@ export function merge(reports: Report[]): Report {
     if (!ids.has(key)) ids.set(key, String(ids.size));
     return ids.get(key)!;
   };
-  for (const report of reports) {
+  for (const [index, report] of reports.entries()) {
     const local = new Map<string, string>();
     for (const [path, t] of Object.entries(report.testFiles ?? {})) {
       const known = out.testFiles![path] ?? { ...t, tests: [] };
@@ -149,10 +183,9 @@ export function merge(reports: Report[]): Report {
       // reused included; a file whose source is as an earlier report measured it keeps that report's flags.
       const before = out.files[path];
       const wasStatic = new Set(before?.source === file.source ? before.mutants.filter((m) => m.static === true).map(mutantKey) : []);
-      out.files[path] = {
-        ...file,
-        mutants: file.mutants.map((m) => ({ ...m, static: m.static === true || wasStatic.has(mutantKey(m)), coveredBy: remap(m.coveredBy), killedBy: remap(m.killedBy) })),
-      };
+      const mutants = file.mutants.map((m) => ({ ...m, static: m.static === true || wasStatic.has(mutantKey(m)), coveredBy: remap(m.coveredBy), killedBy: remap(m.killedBy) }));
+      const combine = best.has(index) && before !== undefined && before.source === file.source;
+      out.files[path] = combine ? { ...file, mutants: bestOf(before.mutants, mutants), bestOf: true } : { ...file, mutants };
     }
   }
   return out;
@@ -173,13 +206,17 @@ function main(argv: string[]) {
   } else if (command === "merge" && args.length >= 2) {
     const markUnmeasured = args.includes("--mark-unmeasured");
     const [outPath, ...inputs] = args.filter((a) => a !== "--mark-unmeasured");
+    const best = new Set<number>();
     const merged = merge(
-      inputs.map((input) => {
-        const [path, prefix] = input.split("#");
+      inputs.map((input, index) => {
+        const [path, spec = ""] = input.split("#");
+        if (spec.endsWith("+best")) best.add(index);
+        const prefix = spec.replace(/\+best$/, "");
         const report = read(path!);
         if (prefix) report.files = Object.fromEntries(Object.entries(report.files).filter(([file]) => file.startsWith(prefix)));
         return report;
       }),
+      best,
     );
     if (markUnmeasured)
       for (const path of mutatedFiles())
@@ -192,4 +229,4 @@ function main(argv: string[]) {
   }
 }
 
-main(process.argv.slice(2));
+if (import.meta.url === `file://${process.argv[1]}`) main(process.argv.slice(2));

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { nowMs } from "@/clock";
 import { db, write } from "@/db/client";
+import { bundlePermissionPage } from "@/db/collection-sql";
 import { visibleBundles } from "@/bundles/access";
 import { getBundle } from "@/bundles/get-bundle";
 import { listBundles } from "@/bundles/list-bundles";
@@ -191,6 +192,17 @@ describe("collection reads in one statement (src/db/collection-sql.ts)", () => {
     expect(compared).toBeGreaterThan(300);
     const first = await listPermissionRequests({ viewerId: data.users[0]!, page: { path: "/x/", limit: 100, offset: 0 } });
     expect(new Set(first.objects.map((o) => o.status))).toEqual(new Set(["pending", "redeemed", "declined", "withdrawn", "expired"]));
+  });
+
+  it("list, unless asked for the allowed user's only, the permissions where the viewer is either party", async () => {
+    let differ = 0;
+    for (const viewerId of data.users) {
+      const window = { limit: 100, offset: 0 };
+      const either = await bundlePermissionPage(viewerId, window);
+      expect(either).toEqual(await bundlePermissionPage(viewerId, window, false));
+      if (JSON.stringify(either) !== JSON.stringify(await bundlePermissionPage(viewerId, window, true))) differ++;
+    }
+    expect(differ).toBeGreaterThan(0); // some viewer is the target of a permission, not only its allowed user
   });
 
   it("read every record to every viewer exactly as the Prisma queries did (404 where they found nothing)", async () => {

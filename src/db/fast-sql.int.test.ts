@@ -6,12 +6,13 @@ import { advanceClock, now, resetClock } from "@/clock";
 import { OAuthError } from "@/oauth/errors";
 import Database from "better-sqlite3";
 import fc from "fast-check";
-import { bearerToken, clientByClientId, LostRotation, rotateAtOnce, rotateRefreshToken, sqliteTime, tokenByValue, userByEmail, type RotationPlan } from "@/db/fast-sql";
+import { bearerToken, clientByClientId, groupedWritesWaiting, startGrant as startGrantRow, LostRotation, releaseSlots, reserveSlots, rotateAtOnce, rotateRefreshToken, sqliteTime, tokenByValue, userByEmail, type RotationPlan } from "@/db/fast-sql";
 import { mintTokens, startGrant } from "@/oauth/tokens";
 import { digest } from "@/secrets";
 import { env, setEnvForTests } from "@/env";
 import { db, driver, write } from "@/db/client";
 import { call } from "@/testing/app";
+import { tokenCacheHits } from "@/observability/metrics";
 import { makeClient, makeUser } from "@/testing/factories";
 
 afterEach(() => resetClock());
@@ -32,6 +33,8 @@ describe("sqliteTime", () => {
     const ms = fc.oneof(fc.integer({ min: -8.64e15, max: 8.64e15 }), around(0), around(253_402_300_800_000), around(Date.now()));
     fc.assert(fc.property(fc.array(ms, { minLength: 1, maxLength: 4 }), (times) => times.forEach((t) => expect(sqliteTime(new Date(t))).toBe(written(new Date(t))))), { numRuns: 3000 });
     expect(() => sqliteTime(new Date(NaN))).toThrow(RangeError);
+    // The first instant of the year 10000 and the epoch itself, exactly.
+    for (const t of [253_402_300_800_000, 253_402_300_799_999, 0, -1]) expect(sqliteTime(new Date(t))).toBe(written(new Date(t)));
   });
 });
 
@@ -70,6 +73,17 @@ describe("bearerToken", () => {
     const grantOnly = await grantWithTokens();
     await write((tx) => tx.grant.update({ where: { id: grantOnly.grantId }, data: { revokedAt: now() } }));
     expect(await bearerToken(digest(grantOnly.record.access_token), now())).toBeNull();
+  });
+
+  it("answers a token up to the millisecond before its expires_at and never at it, from the cache or not", async () => {
+    const { record, user } = await grantWithTokens();
+    const key = digest(record.access_token);
+    const expiresAt = (await (await db()).accessToken.findUniqueOrThrow({ where: { digest: key } })).expiresAt.getTime();
+    expect(await bearerToken(key, expiresAt - 1)).toMatchObject({ userId: user.id }); // (kept in the cache on SQLite)
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await bearerToken(key, expiresAt - 1)).toMatchObject({ userId: user.id });
+    expect(await bearerToken(key, expiresAt)).toBeNull();
+    expect(await bearerToken(key, new Date(expiresAt))).toBeNull();
   });
 
   it("answers many lookups asked for at once each on its own terms (one statement for all on PostgreSQL)", async () => {
@@ -133,8 +147,10 @@ describe("bearerToken", () => {
     const nextRun = () => new Promise((resolve) => setImmediate(resolve));
     const first = await bearerToken(key, now());
     await nextRun();
-    // The very same object: answered from the cache, in a later run, without a statement.
+    // The very same object: answered from the cache, in a later run, without a statement, and counted.
+    const hits = tokenCacheHits.count;
     expect(await bearerToken(key, now())).toBe(first);
+    expect(tokenCacheHits.count).toBe(hits + 1);
     expect(Object.isFrozen(first)).toBe(true);
 
     // A commit by another connection to the file (as another worker or process makes), of anything at all,
@@ -268,6 +284,28 @@ describe("startGrant", () => {
     expect(events.map((event) => [event.clientId, JSON.parse(event.detail!)])).toEqual([[clientRow.clientId, { grant_type: "password", scope: "readonly" }]]);
   });
 
+  it("as one statement: with no refresh token and no event, only the grant and its access token; nothing at all for an unconfirmed address", async () => {
+    const user = await makeUser();
+    const client = await makeClient({ ownerId: user.id });
+    const clientRow = await (await db()).client.findUniqueOrThrow({ where: { clientId: client.client_id } });
+    const start = () => {
+      const minted = mintTokens({ grantId: 0, clientId: clientRow.id, userId: user.id, scopes: ["readonly"] });
+      return startGrantRow({ grant: { clientId: clientRow.id, userId: user.id, grantType: "password", scopes: "readonly", createdAt: now() }, access: minted.access, refresh: null, audit: null });
+    };
+    const grantId = await start();
+    expect(grantId).toEqual(expect.any(Number));
+    const written = async () => ({
+      grants: await (await db()).grant.count({ where: { userId: user.id } }),
+      access: await (await db()).accessToken.count({ where: { userId: user.id } }),
+      refresh: await (await db()).refreshToken.count({ where: { userId: user.id } }),
+      events: await (await db()).auditEvent.count({ where: { userId: user.id, type: "token.issued" } }),
+    });
+    expect(await written()).toEqual({ grants: 1, access: 1, refresh: 0, events: 0 });
+    await write((tx) => tx.user.update({ where: { id: user.id }, data: { emailVerifiedAt: null } }));
+    expect(await start()).toBeNull();
+    expect(await written()).toEqual({ grants: 1, access: 1, refresh: 0, events: 0 });
+  });
+
   it("issues no refresh token when the grant has none (implicit)", async () => {
     const user = await makeUser();
     const client = await makeClient({ ownerId: user.id, grantType: "implicit" });
@@ -299,11 +337,69 @@ describe("clientByClientId", () => {
   });
 });
 
+describe("reserveSlots and releaseSlots", () => {
+  it("take a slot on every key or none, and say to the millisecond when the fullest key has room again", async () => {
+    const tag = `${process.pid}-${Math.random()}`;
+    const a = { key: `a-${tag}`, max: 2, windowMs: 10_000 };
+    const b = { key: `b-${tag}`, max: 1, windowMs: 60_000 };
+    const t0 = now().getTime();
+    const at = (ms: number) => new Date(t0 + ms);
+    const first = await reserveSlots([a], at(0));
+    const second = await reserveSlots([a, b], at(1000));
+    expect(first).toEqual({ ids: [expect.any(Number)] });
+    expect(second).toEqual({ ids: [expect.any(Number), expect.any(Number)] });
+    // a holds two attempts (at 0 and 1000): full until the one at 0 leaves its window.
+    expect(await reserveSlots([a], at(2000))).toEqual({ waitMs: 8000 });
+    // b (one attempt at 1000, a minute's window) waits longer: the longest wait is the answer, in either order.
+    expect(await reserveSlots([a, b], at(2000))).toEqual({ waitMs: 59_000 });
+    expect(await reserveSlots([b, a], at(2000))).toEqual({ waitMs: 59_000 });
+    // Refused reservations took nothing: b alone, after a's window, is still full for the same attempt.
+    expect(await reserveSlots([b], at(10_500))).toEqual({ waitMs: 50_500 });
+    // Given back, the second reservation's slots are free again.
+    await releaseSlots((second as { ids: number[] }).ids);
+    await releaseSlots([]);
+    const third = await reserveSlots([a, b], at(2000));
+    expect(third).toEqual({ ids: [expect.any(Number), expect.any(Number)] });
+    expect(await reserveSlots([a], at(2000))).toEqual({ waitMs: 8000 });
+  });
+});
+
 describe("rotateRefreshToken", () => {
   const planFor = (grant: Awaited<ReturnType<typeof grantWithTokens>>) => (): RotationPlan => {
     const minted = mintTokens({ grantId: grant.grantId, clientId: grant.clientRow.id, userId: grant.user.id, scopes: ["readonly"], refreshScopes: ["readonly"] });
     return { at: now(), access: minted.access, refresh: minted.refresh!, audit: null };
   };
+
+  it("hands the rules the token's row as stored, with whether its user's address is confirmed", async () => {
+    const grant = await grantWithTokens({ scopes: ["readonly"] });
+    const stored = await (await db()).refreshToken.findUniqueOrThrow({ where: { digest: digest(grant.record.refresh_token!) } });
+    const seen: unknown[] = [];
+    const refuse = (row: unknown): RotationPlan => {
+      seen.push(row);
+      throw new OAuthError("invalid_grant");
+    };
+    await expect(rotateRefreshToken(digest(grant.record.refresh_token!), refuse)).rejects.toThrow(OAuthError);
+    await write((tx) => tx.user.update({ where: { id: grant.user.id }, data: { emailVerifiedAt: null } }));
+    await write((tx) => tx.refreshToken.update({ where: { id: stored.id }, data: { usedAt: now(), revokedAt: now(), jkt: "thumbprint" } }));
+    const changed = await (await db()).refreshToken.findUniqueOrThrow({ where: { id: stored.id } });
+    await expect(rotateRefreshToken(digest(grant.record.refresh_token!), refuse)).rejects.toThrow(OAuthError);
+    await expect(rotateRefreshToken(digest("no-such-token"), refuse)).rejects.toThrow(OAuthError);
+    const row = (r: typeof stored, userConfirmed: boolean) => ({
+      id: r.id, grantId: r.grantId, clientId: r.clientId, userId: r.userId, scopes: "readonly", expiresAt: r.expiresAt,
+      usedAt: r.usedAt, revokedAt: r.revokedAt, jkt: r.jkt, audience: "/api", userConfirmed,
+    });
+    expect(seen).toEqual([row(stored, true), row(changed, false), null]);
+    expect(changed.usedAt).toBeInstanceOf(Date);
+  });
+
+  it("on SQLite, a rule that throws something other than an Error still fails the rotation with an error, having written nothing", async () => {
+    if (env().database.kind !== "sqlite") return; // (the group commit's: PostgreSQL passes on what the rule threw)
+    const grant = await grantWithTokens();
+    const failure = await rotateRefreshToken(digest(grant.record.refresh_token!), () => { throw undefined; }).then(() => "rotated", (error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toBe("write failed");
+    expect((await (await db()).refreshToken.findUniqueOrThrow({ where: { digest: digest(grant.record.refresh_token!) } })).usedAt).toBeNull();
+  });
 
   it("writes nothing when the rules refuse", async () => {
     const grant = await grantWithTokens();
@@ -359,6 +455,25 @@ describe("rotateRefreshToken", () => {
     expect((await (await db()).grant.findUniqueOrThrow({ where: { id: grants[1]!.grantId } })).lastUsedAt).toEqual(lastUsedBefore);
   });
 
+  it("on SQLite, counts no rotation as waiting for the group commit once it is done, committed or lost", async () => {
+    if (env().database.kind !== "sqlite") return; // (each is one statement on PostgreSQL)
+    const grants = [await grantWithTokens(), await grantWithTokens()];
+    expect(groupedWritesWaiting()).toEqual({ writes: 0, batches: 0 });
+    const rotations = grants.map((grant) => rotateRefreshToken(digest(grant.record.refresh_token!), planFor(grant)));
+    await Promise.all(rotations);
+    expect(groupedWritesWaiting()).toEqual({ writes: 0, batches: 0 });
+    await expect(rotateRefreshToken(digest(grants[0]!.record.refresh_token!), planFor(grants[0]!))).rejects.toBeInstanceOf(LostRotation);
+    expect(groupedWritesWaiting()).toEqual({ writes: 0, batches: 0 });
+  });
+
+  it("claims nothing once the token's grant alone is revoked, and writes nothing", async () => {
+    const grant = await grantWithTokens();
+    await write((tx) => tx.grant.update({ where: { id: grant.grantId }, data: { revokedAt: now() } }));
+    await expect(rotateRefreshToken(digest(grant.record.refresh_token!), planFor(grant))).rejects.toBeInstanceOf(LostRotation);
+    expect(await (await db()).accessToken.count({ where: { grantId: grant.grantId } })).toBe(1);
+    expect((await (await db()).refreshToken.findUniqueOrThrow({ where: { digest: digest(grant.record.refresh_token!) } })).usedAt).toBeNull();
+  });
+
   it("of concurrent rotations of one token exactly one claims it", async () => {
     const grant = await grantWithTokens();
     const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => rotateRefreshToken(digest(grant.record.refresh_token!), (row) => {
@@ -373,7 +488,7 @@ describe("rotateRefreshToken", () => {
 
 describe("rotateAtOnce", () => {
   const postgres = () => env().database.kind === "postgresql";
-  const attempt = (grant: Awaited<ReturnType<typeof grantWithTokens>>, clientId = grant.clientRow.id) => {
+  const attempt = (grant: Awaited<ReturnType<typeof grantWithTokens>>, clientId = grant.clientRow.id, withEvent = true) => {
     const at = now();
     return rotateAtOnce({
       digest: digest(grant.record.refresh_token!),
@@ -385,7 +500,7 @@ describe("rotateAtOnce", () => {
       refreshExpiresAt: new Date(at.getTime() + 86_400_000),
       jkt: null,
       refreshJkt: null,
-      audit: { type: "token.refreshed", clientId: grant.clientRow.clientId, ip: "192.0.2.9" },
+      audit: withEvent ? { type: "token.refreshed", clientId: grant.clientRow.clientId, ip: "192.0.2.9" } : null,
     });
   };
 
@@ -402,6 +517,15 @@ describe("rotateAtOnce", () => {
     expect(await (await db()).refreshToken.count({ where: { grantId: grant.grantId, usedAt: null } })).toBe(1);
     const [event] = await (await db()).auditEvent.findMany({ where: { type: "token.refreshed", userId: grant.user.id } });
     expect(event).toMatchObject({ clientId: grant.clientRow.clientId, ip: "192.0.2.9", detail: JSON.stringify({ scope: "readonly" }) });
+  });
+
+  it("on PostgreSQL, with no event to record, rotates and records none", async () => {
+    const grant = await grantWithTokens({ scopes: ["readonly"] });
+    const claimed = await attempt(grant, grant.clientRow.id, false);
+    if (!postgres()) return expect(claimed).toBeNull();
+    expect(claimed).toEqual({ userId: grant.user.id, scopes: "readonly", audience: "/api" });
+    expect(await (await db()).accessToken.count({ where: { grantId: grant.grantId } })).toBe(2);
+    expect(await (await db()).auditEvent.count({ where: { type: "token.refreshed", userId: grant.user.id } })).toBe(0);
   });
 
   it("claims nothing, and writes nothing, for another client's, a used or an expired token", async () => {

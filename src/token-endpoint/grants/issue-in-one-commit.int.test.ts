@@ -54,6 +54,28 @@ async function withoutAudit(userId: number, request: () => ReturnType<typeof cal
 const setConfirmed = (userId: number, confirmed: boolean) =>
   write((tx) => tx.user.update({ where: { id: userId }, data: { emailVerifiedAt: confirmed ? now() : null } }));
 
+/** A device code approved by a signed-in user, and the client's poll of it at the token endpoint. */
+async function deviceScene() {
+  const owner = await makeUser();
+  const user = await makeUser();
+  const client = await makeClient({ ownerId: owner.id, grantType: "device_code", redirectUris: [], isPublic: true });
+  const started = await call("POST", "/api/connect/oauth2/device/", { body: { client_id: client.client_id } });
+  const { device_code, user_code } = started.json as { device_code: string; user_code: string };
+  const cookie = await sessionCookie(user);
+  const typed = await call("POST", "/device/verify", {
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: BASE, cookie },
+    raw: new URLSearchParams({ user_code, csrf: deviceFormCsrfToken(user.id) }).toString(),
+  });
+  const sealed = new URL(typed.headers.get("location")!, BASE).searchParams.get("request")!;
+  const decided = await call("POST", "/consent/decide", {
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: BASE, cookie },
+    raw: new URLSearchParams({ request: sealed, csrf: consentCsrfToken(user.id, sealed), decision: "approve" }).toString(),
+  });
+  expect(decided.headers.get("location")).toBe("/device?done=approved");
+  const poll = () => call("POST", TOKEN, { body: { grant_type: DEVICE_GRANT, device_code, client_id: client.client_id } });
+  return { user, poll, device_code };
+}
+
 describe("the token.issued event is written in the commit that issues", () => {
   it("code exchange: when the event cannot be written, no token is, and the code is not spent", async () => {
     const s = await codeScene();
@@ -77,26 +99,25 @@ describe("the token.issued event is written in the commit that issues", () => {
   });
 
   it("device code: when the event cannot be written, nothing is, and the approved device code is not spent", async () => {
-    const owner = await makeUser();
-    const user = await makeUser();
-    const client = await makeClient({ ownerId: owner.id, grantType: "device_code", redirectUris: [], isPublic: true });
-    const started = await call("POST", "/api/connect/oauth2/device/", { body: { client_id: client.client_id } });
-    const { device_code, user_code } = started.json as { device_code: string; user_code: string };
-    const cookie = await sessionCookie(user);
-    const typed = await call("POST", "/device/verify", {
-      headers: { "content-type": "application/x-www-form-urlencoded", origin: BASE, cookie },
-      raw: new URLSearchParams({ user_code, csrf: deviceFormCsrfToken(user.id) }).toString(),
-    });
-    const sealed = new URL(typed.headers.get("location")!, BASE).searchParams.get("request")!;
-    const decided = await call("POST", "/consent/decide", {
-      headers: { "content-type": "application/x-www-form-urlencoded", origin: BASE, cookie },
-      raw: new URLSearchParams({ request: sealed, csrf: consentCsrfToken(user.id, sealed), decision: "approve" }).toString(),
-    });
-    expect(decided.headers.get("location")).toBe("/device?done=approved");
-    const poll = () => call("POST", TOKEN, { body: { grant_type: DEVICE_GRANT, device_code, client_id: client.client_id } });
+    const { user, poll } = await deviceScene();
     await withoutAudit(user.id, poll);
     expect(await (await db()).grant.count({ where: { userId: user.id } })).toBe(0);
     expect(await written(user.id)).toEqual({ accessTokens: 0, refreshTokens: 0, issued: 0 });
+    expect((await poll()).status).toBe(200);
+    expect(await written(user.id)).toEqual({ accessTokens: 1, refreshTokens: 1, issued: 1 });
+  });
+});
+
+describe("the device-code claim and an unconfirmed address", () => {
+  it("issues nothing while the approving user's address is not confirmed, and leaves the device code unspent", async () => {
+    const { user, poll, device_code } = await deviceScene();
+    await setConfirmed(user.id, false);
+    const refused = await poll();
+    expect({ status: refused.status, body: refused.json }).toEqual({ status: 400, body: { error: "invalid_grant" } });
+    expect(await (await db()).grant.count({ where: { userId: user.id } })).toBe(0);
+    expect(await written(user.id)).toEqual({ accessTokens: 0, refreshTokens: 0, issued: 0 });
+    expect((await (await db()).deviceAuthorization.findUniqueOrThrow({ where: { deviceCodeDigest: digest(device_code) } })).usedAt).toBeNull();
+    await setConfirmed(user.id, true);
     expect((await poll()).status).toBe(200);
     expect(await written(user.id)).toEqual({ accessTokens: 1, refreshTokens: 1, issued: 1 });
   });
@@ -122,7 +143,7 @@ describe("exchanges fired together", () => {
 
 describe("exchangeCode (src/db/fast-sql.ts)", () => {
   /** The exchange of a scene's code as the grant makes it, with fresh token values each time. */
-  async function exchangeOf(s: Awaited<ReturnType<typeof codeScene>>) {
+  async function exchangeOf(s: Awaited<ReturnType<typeof codeScene>>, withEvent = true) {
     const row = await (await db()).authorizationCode.findUniqueOrThrow({ where: { digest: digest(s.code) } });
     const clientRow = await (await db()).client.findUniqueOrThrow({ where: { clientId: s.client.client_id } });
     return () => {
@@ -135,7 +156,7 @@ describe("exchangeCode (src/db/fast-sql.ts)", () => {
         at,
         access: minted.access,
         refresh: minted.refresh!,
-        audit: auditRow({ type: "token.issued", userId: row.userId, clientId: clientRow.clientId, detail: { grant_type: "authorization_code", scope: "readonly" } }),
+        audit: withEvent ? auditRow({ type: "token.issued", userId: row.userId, clientId: clientRow.clientId, detail: { grant_type: "authorization_code", scope: "readonly" } }) : null,
       });
     };
   }
@@ -147,6 +168,12 @@ describe("exchangeCode (src/db/fast-sql.ts)", () => {
     expect(outcomes.filter((outcome) => outcome === "issued")).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome === "lost")).toHaveLength(7);
     expect(await written(s.user.id)).toEqual({ accessTokens: 1, refreshTokens: 1, issued: 1 });
+  });
+
+  it("with no event to record, issues the tokens and records none", async () => {
+    const s = await codeScene();
+    expect(await (await exchangeOf(s, false))()).toBe("issued");
+    expect(await written(s.user.id)).toEqual({ accessTokens: 1, refreshTokens: 1, issued: 0 });
   });
 
   it("issues nothing to an account whose address is not confirmed, and leaves the code unspent", async () => {
