@@ -42,6 +42,7 @@ const config = {
     "src/accounts/**/*.ts",
     "src/par/**/*.ts",
     "src/oidc/**/*.ts",
+    "src/db/**/*.ts",
     "!src/**/*.test.ts",
   ],
   // Build output, databases and reports are not needed in a sandbox (src/generated/ is: it is the Prisma client).

@@ -47,6 +47,7 @@ export const FOLDERS = [
   "src/accounts",
   "src/par",
   "src/oidc",
+  "src/db",
 ];
 const DETECTED = new Set(["Killed", "Timeout"]);
 const COUNTED = new Set(["Killed", "Timeout", "Survived", "NoCoverage"]);

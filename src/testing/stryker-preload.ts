@@ -11,7 +11,7 @@ import { resolve } from "node:path";
 import { inject } from "vitest";
 
 /** The mutated folders: scripts/mutation.ts FOLDERS and mutation/stryker.config.mjs name the same. */
-const MUTATED = ["oauth", "token-endpoint", "consent", "resource", "permission-requests", "http", "users", "email", "audit", "maintenance", "dpop", "device", "registration", "accounts", "par", "oidc"];
+const MUTATED = ["oauth", "token-endpoint", "consent", "resource", "permission-requests", "http", "users", "email", "audit", "maintenance", "dpop", "device", "registration", "accounts", "par", "oidc", "db"];
 // A one-folder run (mutation/stryker.folder.config.mjs) of a folder not in the list yet preloads it too, so that
 // its module-level code is static there as well before the folder joins the list.
 const folderRun = process.env.MUTATE_FOLDER;
