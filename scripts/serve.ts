@@ -122,9 +122,9 @@ if (mode === "build") {
       await disconnectDb();
       runNext(["dev", "--port", String(config.port)]);
     } else if (config.workers > 1) {
-      const { runPrimary, workerEnvironment } = await import("../src/server/workers");
+      const { runPrimary } = await import("../src/server/workers");
       console.log(`Starting ${config.workers} workers on port ${config.port}`);
-      runPrimary(config.workers, config.port, workerEnvironment(config));
+      runPrimary(config.workers, config.port);
     } else {
       await serveHere(config);
     }

@@ -42,8 +42,6 @@ const ZRawEnv = z.object({
   TRUST_PROXY: optional(z.enum(["0", "1"], { error: "must be 0 or 1" })),
   DEV_MAILBOX: optional(z.enum(["0", "1"], { error: "must be 0 or 1" })),
   LOG_LEVEL: optional(z.enum(["debug", "info", "warn", "error", "silent"])),
-  // Node's own variable, read here so that the password hashing can size itself to the pool it has.
-  UV_THREADPOOL_SIZE: optional(z.coerce.number().int().min(1).max(1024)),
   ALLOW_DEV_DATABASE: optional(z.enum(["0", "1"], { error: "must be 0 or 1" })),
   REGISTRATION: optional(z.enum(["off", "token", "open"], { error: "must be off, token or open" })),
   TOKEN_CACHE_SIZE: optional(z.coerce.number({ error: "must be an integer from 0 to 1000000" }).int("must be an integer from 0 to 1000000").min(0, "must be an integer from 0 to 1000000").max(1_000_000, "must be an integer from 0 to 1000000")),
@@ -88,8 +86,6 @@ export type Env = {
   registration: "off" | "token" | "open";
   /** Live access tokens each process keeps on SQLite between commits (src/db/fast-sql.ts); 0: none. */
   tokenCacheSize: number;
-  /** Threads in libuv's pool (UV_THREADPOOL_SIZE; Node's default 4), where argon2id runs. */
-  threadPoolSize: number;
   /** Open connections each `npm start` process serves at most (src/server/front.ts); more are closed at once. */
   maxConnections: number;
   /**
@@ -167,7 +163,6 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     allowDevDatabase: raw.ALLOW_DEV_DATABASE === "1",
     registration: raw.REGISTRATION ?? "off",
     tokenCacheSize: raw.TOKEN_CACHE_SIZE ?? 10_000,
-    threadPoolSize: raw.UV_THREADPOOL_SIZE ?? 4,
     maxConnections: raw.MAX_CONNECTIONS ?? 10_000,
     hashQueue: raw.HASH_QUEUE ?? null,
     clientIdMetadata: raw.CLIENT_ID_METADATA !== "off",

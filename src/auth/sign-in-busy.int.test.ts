@@ -1,18 +1,18 @@
 // Web sign-in when password hashing is busy (docs/rules/accounts.md#password-hashing): the credentials
 // provider refuses a sign-in whose password check the full hashing queue refused as "busy", never as a wrong
 // password; the sign-in route answers it 503 with Retry-After: 1 (429 for a sign-in limit), and the page says
-// to try again in a moment. The pool is held (src/testing/hold-pool.ts) so that the admitted checks stay in
-// their slots.
+// to try again in a moment. The hashing threads are held (hashingThreadHooks, src/users/hashing-threads.ts)
+// so that the admitted checks stay in their places.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { until } from "@/testing/until";
 import { signInMessage } from "../../app/login/messages";
 import { authOptions } from "@/auth/options";
 import { answerSignIn, SIGN_IN_BUSY, SIGN_IN_RATE_LIMITED, withSignInStatus } from "@/auth/sign-in-status";
 import { SIGNIN_LIMIT_PER_EMAIL_AND_ADDRESS } from "@/users/sign-in";
-import { env, setEnvForTests, type Env } from "@/env";
+import { setEnvForTests, type Env } from "@/env";
 import { hashingLoad } from "@/users/passwords";
 import { makeUser, uniqueEmail } from "@/testing/factories";
-import { holdThreadPool, warmDatabase } from "@/testing/hold-pool";
+import { hashingThreadHooks } from "@/users/hashing-threads";
 import { Barrier } from "@/testing/race";
 
 const QUEUE = 2;
@@ -20,7 +20,7 @@ const EXCESS = 3;
 
 const slots = () => {
   const load = hashingLoad();
-  return { size: load.slots, busy: load.busy, waiting: load.waiting.api + load.waiting.pages, pages: load.waiting.pages };
+  return { pageSlots: load.pageSlots, busy: load.busy, waiting: load.waiting.api + load.waiting.pages, pages: load.waiting.pages };
 };
 
 type Authorize = (credentials: Record<string, string>, request: { headers: Record<string, string> }) => Promise<unknown>;
@@ -40,11 +40,11 @@ describe("web sign-in under a flood of sign-ins with random e-mails", () => {
     const user = await makeUser();
     const headers = { "x-forwarded-for": "198.51.100.7" };
     expect(await authorize({ email: uniqueEmail("flood"), password: "guess" }, { headers })).toBeNull(); // everything loaded
-    // The pages' hashes hold every slot but the one kept for the API (src/users/passwords.ts).
-    const size = Math.max(1, slots().size - 1);
+    // The pages' hashes hold fewer places than there are threads: one thread is kept for the API
+    // (src/users/passwords.ts).
+    const size = slots().pageSlots;
     const burst = size + QUEUE + EXCESS;
-    await warmDatabase();
-    const pool = await holdThreadPool(env().threadPoolSize);
+    const pool = hashingThreadHooks.hold();
     const outcomes: Array<{ ok: unknown } | { error: string }> = [];
     try {
       const barrier = new Barrier(burst);
@@ -64,7 +64,7 @@ describe("web sign-in under a flood of sign-ins with random e-mails", () => {
       expect(barrier.arrived).toBe(burst);
       expect({ busy: slots().busy, waiting: slots().pages }).toEqual({ busy: size, waiting: QUEUE }); // the pages' queue
       expect(outcomes).toEqual(Array.from({ length: EXCESS }, () => ({ error: SIGN_IN_BUSY })));
-      await pool.release();
+      pool.release();
       await Promise.all(attempts);
       const checked = outcomes.slice(EXCESS);
       expect(checked).toHaveLength(size + QUEUE);
@@ -73,7 +73,7 @@ describe("web sign-in under a flood of sign-ins with random e-mails", () => {
       // Once the flood has gone through, the owner signs in.
       expect(await authorize({ email: user.email, password: user.password }, { headers })).toMatchObject({ id: String(user.id) });
     } finally {
-      await pool.release();
+      pool.release();
     }
   });
 

@@ -14,7 +14,6 @@
 import next from "next";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Server as NetServer, type AddressInfo, type Socket } from "node:net";
-import { availableParallelism } from "node:os";
 import { stopMailSweep } from "@/email/sweep";
 import { stopLogoutSweep } from "@/logout/sweep";
 import { env } from "@/env";
@@ -24,7 +23,6 @@ import { acceptQueueDrained } from "@/server/listener";
 import { log } from "@/observability/log";
 import { metrics, observeRequest } from "@/observability/metrics";
 import { buildRouteTable, preload } from "@/server/routes";
-import { hashingSlots } from "@/users/passwords";
 
 export const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -93,13 +91,6 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     });
   }
   const port = listening ? (server.address() as AddressInfo).port : options.port;
-  const share = Math.ceil(availableParallelism() / config.workers);
-  if (hashingSlots(config) < share) {
-    log.warn("password hashing is limited by libuv's thread pool: set WORKERS or UV_THREADPOOL_SIZE to use every core", {
-      hashingSlots: hashingSlots(config),
-      cores: share,
-    });
-  }
 
   if (config.clientIdMetadataInsecureOrigin !== null) {
     // docs/rules/tokens.md#client-id-metadata-documents: for tests and development only.

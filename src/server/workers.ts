@@ -12,27 +12,16 @@
 // (src/server/front.ts).
 import cluster, { type Worker } from "node:cluster";
 import { createServer, type Socket } from "node:net";
-import type { Env } from "@/env";
 import { log } from "@/observability/log";
 import { serveClusterMetrics } from "@/observability/metrics";
 import { acceptQueueDrained } from "@/server/listener";
-import { hashingSlots, SPARE_POOL_THREADS } from "@/users/passwords";
 
 const RESTART_DELAY_MS = 1_000;
 
 /** Messages between the primary and a worker. */
 export type WorkerMessage = { type: "ready" } | { type: "connection" } | { type: "shutdown"; reason: string };
 
-/**
- * What each worker gets on top of this process's environment: a libuv pool with room for its share of the
- * password hashing and SPARE_POOL_THREADS more (src/users/passwords.ts), never smaller than the one asked for.
- */
-export function workerEnvironment(config: Pick<Env, "workers" | "threadPoolSize">): Record<string, string> {
-  const share = hashingSlots({ workers: config.workers, threadPoolSize: Number.POSITIVE_INFINITY });
-  return { UV_THREADPOOL_SIZE: String(Math.max(config.threadPoolSize, share + SPARE_POOL_THREADS, 4)) };
-}
-
-export function runPrimary(count: number, port: number, workerEnv: Record<string, string>): void {
+export function runPrimary(count: number, port: number): void {
   const ready: Worker[] = [];
   let turn = 0;
   let stopping = false;
@@ -60,7 +49,7 @@ export function runPrimary(count: number, port: number, workerEnv: Record<string
   });
 
   const fork = () => {
-    const worker = cluster.fork(workerEnv);
+    const worker = cluster.fork();
     worker.on("message", (message: WorkerMessage) => {
       if (message.type !== "ready") return;
       everReady = true;

@@ -1,18 +1,18 @@
 // Password hashing is a bounded resource (docs/rules/accounts.md#password-hashing): at most HASH_QUEUE hashes
-// wait for a hashing slot; a request beyond that is answered at once, 503 with Retry-After: 1
+// wait for a place at the hashing threads; a request beyond that is answered at once, 503 with Retry-After: 1
 // (temporarily_unavailable at the token endpoint, RFC 6749 4.1.2.1), instead of queueing behind the others.
-// The pool is held (src/testing/hold-pool.ts) so that the admitted hashes stay in their slots while the burst
-// arrives: the refusals are seen while every request of the burst is inside the queue, and before any admitted
-// one ends.
+// The hashing threads are held (hashingThreadHooks, src/users/hashing-threads.ts) so that the admitted hashes
+// stay in their places while the burst arrives: the refusals are seen while every request of the burst is
+// inside the queue, and before any admitted one ends.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { until } from "@/testing/until";
-import { env, setEnvForTests, type Env } from "@/env";
+import { setEnvForTests, type Env } from "@/env";
 import { db } from "@/db/client";
 import { call } from "@/testing/app";
 import { HashingBusy, hashingLoad } from "@/users/passwords";
 import { signInWithPassword } from "@/users/sign-in";
 import { makeClient, makeUser, uniqueEmail } from "@/testing/factories";
-import { holdThreadPool, warmDatabase } from "@/testing/hold-pool";
+import { hashingThreadHooks } from "@/users/hashing-threads";
 import { Barrier } from "@/testing/race";
 
 const TOKEN = "/api/connect/oauth2/token/";
@@ -21,7 +21,7 @@ const EXCESS = 3;
 
 const slots = () => {
   const load = hashingLoad();
-  return { size: load.slots, busy: load.busy, waiting: load.waiting.api + load.waiting.pages, api: load.waiting.api };
+  return { size: load.slots, threads: load.threads, pageSlots: load.pageSlots, busy: load.busy, waiting: load.waiting.api + load.waiting.pages, api: load.waiting.api };
 };
 
 
@@ -42,9 +42,8 @@ describe("a burst of password grants beyond the hashing slots and HASH_QUEUE", (
     expect((await call("POST", TOKEN, { body })).status).toBe(200);
     const size = slots().size;
     const burst = size + QUEUE + EXCESS;
-    await warmDatabase();
 
-    const pool = await holdThreadPool(env().threadPoolSize);
+    const pool = hashingThreadHooks.hold();
     const settled: Array<Awaited<ReturnType<typeof call>>> = [];
     let snapshot = { busy: -1, waiting: -1 };
     try {
@@ -65,7 +64,7 @@ describe("a burst of password grants beyond the hashing slots and HASH_QUEUE", (
       expect(barrier.arrived).toBe(burst); // they overlapped
       expect(snapshot).toEqual({ busy: size, waiting: QUEUE });
       expect(answeredWhileHeld).toEqual(Array.from({ length: EXCESS }, () => ({ status: 503, retryAfter: "1", body: { error: "temporarily_unavailable" } })));
-      await pool.release();
+      pool.release();
       const answers = await Promise.all(requests);
       const admitted = answers.filter((response) => response.status !== 503);
       expect(admitted).toHaveLength(size + QUEUE);
@@ -73,7 +72,7 @@ describe("a burst of password grants beyond the hashing slots and HASH_QUEUE", (
       // A refusal is no failed attempt: nothing counted against the client or the e-mail.
       expect(await (await db()).failedAttempt.count({ where: { OR: [{ key: { contains: user.email } }, { key: { contains: client.client_id } }] } })).toBe(0);
     } finally {
-      await pool.release();
+      pool.release();
     }
   });
 
@@ -84,8 +83,7 @@ describe("a burst of password grants beyond the hashing slots and HASH_QUEUE", (
     const body = (username: string, password: string) => ({ grant_type: "password", client_id: client.client_id, client_secret: client.client_secret, username, password });
     expect((await call("POST", TOKEN, { body: body(uniqueEmail("nobody"), "whatever") })).json).toEqual({ error: "invalid_grant" });
     const size = slots().size;
-    await warmDatabase();
-    const pool = await holdThreadPool(env().threadPoolSize);
+    const pool = hashingThreadHooks.hold();
     try {
       // Counted before the burst: each grant in flight holds a slot of the limit until it is decided
       // (src/limits/limiter.ts).
@@ -107,25 +105,24 @@ describe("a burst of password grants beyond the hashing slots and HASH_QUEUE", (
       for (const response of late) {
         expect({ status: response.status, retryAfter: response.headers.get("retry-after"), body: response.json }).toEqual({ status: 503, retryAfter: "1", body: { error: "temporarily_unavailable" } });
       }
-      await pool.release();
+      pool.release();
       expect((await Promise.all(filling)).map((response) => response.status)).toEqual(Array.from({ length: size + QUEUE }, () => 200));
       expect(await failures()).toBe(before); // a refusal is no failed attempt
     } finally {
-      await pool.release();
+      pool.release();
     }
   });
 
-  it("a flood of web sign-ins that fills the pages' queue refuses no password grant: the grant starts at once in the slot kept for the API, and succeeds", async () => {
+  it("a flood of web sign-ins that fills the pages' queue refuses no password grant: the grant is handed to the thread kept for the API at once, and succeeds", async () => {
     const user = await makeUser();
     const client = await makeClient({ ownerId: user.id });
     const body = { grant_type: "password", client_id: client.client_id, client_secret: client.client_secret, username: user.email, password: user.password };
     expect((await call("POST", TOKEN, { body })).status).toBe(200);
-    const size = slots().size;
-    const pages = Math.max(1, size - 1); // every slot but the one kept for the API
-    await warmDatabase();
-    const pool = await holdThreadPool(env().threadPoolSize);
+    const pages = slots().pageSlots; // fewer than the threads: one is kept for the API
+    expect(pages).toBe(Math.max(1, slots().threads - 1));
+    const pool = hashingThreadHooks.hold();
     try {
-      // Web sign-ins (no API request) with random e-mails: the pages' slots and queue full, one refused.
+      // Web sign-ins (no API request) with random e-mails: the pages' places and queue full, one refused.
       const flood = Array.from({ length: pages + QUEUE }, () => signInWithPassword({ email: uniqueEmail("flood"), password: "guess", ip: "198.51.100.9" }));
       await until(
         () => slots().busy === pages && slots().waiting === QUEUE,
@@ -133,25 +130,19 @@ describe("a burst of password grants beyond the hashing slots and HASH_QUEUE", (
       );
       await expect(signInWithPassword({ email: uniqueEmail("flood"), password: "guess", ip: "198.51.100.9" })).rejects.toBeInstanceOf(HashingBusy);
       const grant = call("POST", TOKEN, { body });
-      if (size > 1) {
-        // The grant's hash starts at once, beside the flood's, in the slot the pages may not take.
-        await until(
-          () => slots().busy === size && slots().api === 0,
-          () => `the grant did not start at once (busy ${slots().busy}, waiting ${slots().waiting})`,
-        );
-      } else {
-        // One slot only: the grant waits in the API's queue, which takes turns with the pages'.
-        await until(
-          () => slots().api === 1,
-          () => `the grant never waited in the API's queue (busy ${slots().busy}, waiting ${slots().waiting})`,
-        );
-      }
-      await pool.release();
+      // The grant is handed to the threads at once, beside the flood's hashes, in a place the pages may not
+      // take: with two threads or more, the pages' hashes leave one thread to the API's; with one, the
+      // grant's hash runs next after the page's that runs.
+      await until(
+        () => slots().busy === pages + 1 && slots().api === 0,
+        () => `the grant was not handed over at once (busy ${slots().busy}, waiting ${slots().waiting})`,
+      );
+      pool.release();
       const answered = await grant;
       expect({ status: answered.status, tokenType: answered.json.token_type }).toEqual({ status: 200, tokenType: "Bearer" });
       expect(await Promise.all(flood)).toEqual(Array.from({ length: pages + QUEUE }, () => ({ ok: false, reason: "invalid" })));
     } finally {
-      await pool.release();
+      pool.release();
     }
   });
 });

@@ -1,4 +1,4 @@
-// Password hashing, its share of libuv's thread pool and the bound of its queue (src/users/passwords.ts).
+// Password hashing, its threads and the bound of its queue (src/users/passwords.ts, src/users/hashing-threads.ts).
 import { describe, expect, it } from "vitest";
 import { env, parseEnv, setEnvForTests } from "@/env";
 import { ApiError } from "@/http/errors";
@@ -7,13 +7,13 @@ import { errorResponse } from "@/http/route";
 import { HashingBusy, hashingLoad, hashingSlots, hashPassword, hashQueueBound, QUEUE_SECONDS, verifyPassword } from "@/users/passwords";
 
 describe("hashingSlots", () => {
-  it("is one hash per core of the process's share, leaving two pool threads free", () => {
-    expect(hashingSlots({ workers: 1, threadPoolSize: 4 }, 2)).toBe(2);
-    expect(hashingSlots({ workers: 1, threadPoolSize: 4 }, 8)).toBe(2); // the pool, not the cores, limits
-    expect(hashingSlots({ workers: 1, threadPoolSize: 10 }, 8)).toBe(8);
-    expect(hashingSlots({ workers: 4, threadPoolSize: 4 }, 8)).toBe(2);
-    expect(hashingSlots({ workers: 3, threadPoolSize: 4 }, 2)).toBe(1);
-    expect(hashingSlots({ workers: 1, threadPoolSize: 1 }, 2)).toBe(1); // never none
+  it("is one hash at once per core of the process's share, never none", () => {
+    expect(hashingSlots({ workers: 1 }, 2)).toBe(2);
+    expect(hashingSlots({ workers: 1 }, 8)).toBe(8);
+    expect(hashingSlots({ workers: 4 }, 8)).toBe(2);
+    expect(hashingSlots({ workers: 3 }, 8)).toBe(3); // rounded up
+    expect(hashingSlots({ workers: 3 }, 2)).toBe(1);
+    expect(hashingSlots({ workers: 1 }, 1)).toBe(1);
   });
 });
 
@@ -47,7 +47,7 @@ describe("verifyPassword", () => {
     return { mostBusy, mostWaiting, size: slots.size };
   }
 
-  it("runs at most the process's slots at once for API requests; the rest wait their turn", async () => {
+  it("hands at most two hashes per thread to the threads for API requests; the rest wait their turn", async () => {
     const size = hashingLoad().slots;
     const inRequest = (check: () => Promise<boolean>) => runWithRequestContext({ ip: "192.0.2.1" }, check);
     const { mostBusy, mostWaiting } = await peak(inRequest, size * 3);
@@ -55,16 +55,17 @@ describe("verifyPassword", () => {
     expect(mostWaiting).toBeGreaterThan(0);
   });
 
-  it("leaves one slot (of two or more) to the API: the pages' hashes (and the CLI's) hold at most the others", async () => {
-    const size = hashingLoad().slots;
-    const { mostBusy, mostWaiting } = await peak((check) => check(), size * 3);
-    expect(mostBusy).toBe(Math.max(1, size - 1));
+  it("leaves one thread (of two or more) to the API: the pages' hashes (and the CLI's) hold fewer places than there are threads", async () => {
+    const { slots, threads } = hashingLoad();
+    expect(slots).toBe(threads * 2);
+    const { mostBusy, mostWaiting } = await peak((check) => check(), slots * 3);
+    expect(mostBusy).toBe(Math.max(1, threads - 1));
     expect(mostWaiting).toBeGreaterThan(0);
   });
 });
 
 describe("the bound of the hashing queue", () => {
-  it("is HASH_QUEUE when set, else the hashes the slots do in two seconds at the measured time per hash (at least one)", () => {
+  it("is HASH_QUEUE when set, else the hashes the threads do in two seconds at the measured time per hash (at least one)", () => {
     expect(hashQueueBound({ hashQueue: 7 }, 2, 11)).toBe(7);
     expect(hashQueueBound({ hashQueue: null }, 2, 11)).toBe(363); // 2 x 2000 ms / 11 ms
     expect(hashQueueBound({ hashQueue: null }, 1, 20)).toBe(100);
@@ -78,7 +79,7 @@ describe("the bound of the hashing queue", () => {
     await hashPassword("measured");
     const load = hashingLoad();
     expect(load.msPerHash).toBeGreaterThan(0);
-    expect(load.bound).toBe(hashQueueBound({ hashQueue: null }, load.slots, load.msPerHash!));
+    expect(load.bound).toBe(hashQueueBound({ hashQueue: null }, load.threads, load.msPerHash!));
     const previous = setEnvForTests({ hashQueue: 3 });
     try {
       expect(hashingLoad().bound).toBe(3);
