@@ -190,9 +190,9 @@ export const hashingThreadHooks = {
    */
   waitForAnswers(from: number, count: number, timeoutMs: number): boolean {
     const control = holder.__hashingThreads!.control;
-    const deadline = Date.now() + timeoutMs;
+    const deadline = performance.now() + timeoutMs;
     for (let now; (now = Atomics.load(control, ANSWERED)) < from + count; ) {
-      if (Date.now() >= deadline || Atomics.wait(control, ANSWERED, now, deadline - Date.now()) === "timed-out") return Atomics.load(control, ANSWERED) >= from + count;
+      if (performance.now() >= deadline || Atomics.wait(control, ANSWERED, now, deadline - performance.now()) === "timed-out") return Atomics.load(control, ANSWERED) >= from + count;
     }
     return true;
   },
