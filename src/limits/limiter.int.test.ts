@@ -9,12 +9,16 @@ import { advanceClock, resetClock } from "@/clock";
 import { ApiError } from "@/http/errors";
 import { db, write } from "@/db/client";
 import { Barrier } from "@/testing/race";
-import { addressKey, assertUnderCapInTx, isRateLimited, limiterHooks, lockKeysInTx, reserve, reserveInTx, withReservation, type Limit } from "@/limits/limiter";
+import { fastSqlHooks } from "@/db/fast-sql";
+import { env } from "@/env";
+import { makeUser, uniqueEmail } from "@/testing/factories";
+import { addressKey, assertUnderCapInTx, isRateLimited, limiterHooks, lockKeysInTx, reserve, reserveInTx, reserveWithUser, withReservation, type Limit } from "@/limits/limiter";
 
 afterEach(() => {
   resetClock();
   limiterHooks.beforeReserve = undefined;
   limiterHooks.onStatement = undefined;
+  fastSqlHooks.onPgStatement = undefined;
 });
 
 const key = (name: string) => `test:${name}:${randomBytes(6).toString("hex")}`;
@@ -140,6 +144,45 @@ describe("waiting for this process's attempts in flight", () => {
     // Woken by the refusal itself, not by the in-flight wait's bound: it asked before the first's answer came back.
     expect(askedWhenFirstAnswered).toBe(2);
     expect(await counted(shared)).toBe(1);
+  });
+});
+
+describe("reserveWithUser", () => {
+  const ONE: Limit = { max: 1, windowMs: TEN.windowMs };
+
+  it("brings the e-mail's user with the reservation and with its refusal, in the reservation's one statement on PostgreSQL", async () => {
+    const user = await makeUser();
+    const { passwordHash } = await (await db()).user.findUniqueOrThrow({ where: { id: user.id } });
+    const k = key("with-user");
+    const statements: string[] = [];
+    fastSqlHooks.onPgStatement = (name) => statements.push(name);
+    const taken = await reserveWithUser([{ key: k, limit: ONE }], user.email);
+    const refused = await reserveWithUser([{ key: k, limit: ONE }], user.email);
+    const nobody = await reserveWithUser([{ key: key("nobody"), limit: ONE }], uniqueEmail("nobody"));
+    expect(statements).toEqual(env().database.kind === "postgresql" ? ["reserveSlotsWithUser", "reserveSlotsWithUser", "reserveSlotsWithUser"] : []);
+    expect(taken).toEqual({ user: { id: user.id, passwordHash }, reservation: expect.objectContaining({ ids: [expect.any(Number)] }) });
+    expect(refused).toEqual({ user: { id: user.id, passwordHash }, refusal: expect.objectContaining({ status: 429, error: "rate_limited" }) });
+    expect(nobody).toEqual({ user: null, reservation: expect.objectContaining({ ids: [expect.any(Number)] }) });
+    expect(await counted(k)).toBe(1);
+  });
+
+  it("waiting for an attempt in flight: the reservation that passes after the wait brings the user, read again", async () => {
+    const user = await makeUser();
+    const k = key("with-user-waits");
+    const first = await reserveWithUser([{ key: k, limit: ONE }], user.email, { waitForInFlight: true });
+    let statements = 0;
+    limiterHooks.onStatement = () => statements++;
+    const second = reserveWithUser([{ key: k, limit: ONE }], user.email, { waitForInFlight: true });
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(statements).toBe(0); // held here without asking: the one in flight fills the key
+    if (!("reservation" in first)) throw new Error("the first reservation was refused");
+    // Changed meanwhile (a password reset): the user comes from the statement that passed, not from before the wait.
+    await (await db()).user.update({ where: { id: user.id }, data: { passwordHash: "changed while waiting" } });
+    await first.reservation.release(); // a right password
+    const passed = await second;
+    expect(statements).toBe(1);
+    expect(passed).toEqual({ user: { id: user.id, passwordHash: "changed while waiting" }, reservation: expect.objectContaining({ ids: [expect.any(Number)] }) });
+    if ("reservation" in passed) passed.reservation.keep();
   });
 });
 
