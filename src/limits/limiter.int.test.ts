@@ -166,21 +166,24 @@ describe("reserveWithUser", () => {
     expect(await counted(k)).toBe(1);
   });
 
-  it("waiting for an attempt in flight: the reservation that passes after the wait brings the user, read again", async () => {
+  it("refused, then passing once an attempt in flight is decided: the user comes from the statement that passed", async () => {
     const user = await makeUser();
     const k = key("with-user-waits");
-    const first = await reserveWithUser([{ key: k, limit: ONE }], user.email, { waitForInFlight: true });
+    const TWO: Limit = { max: 2, windowMs: TEN.windowMs };
+    await reserve([{ key: k, limit: TWO }]); // another instance's attempt: not in flight here
+    const first = await reserveWithUser([{ key: k, limit: TWO }], user.email, { waitForInFlight: true });
+    if (!("reservation" in first)) throw new Error("the first reservation was refused");
     let statements = 0;
     limiterHooks.onStatement = () => statements++;
-    const second = reserveWithUser([{ key: k, limit: ONE }], user.email, { waitForInFlight: true });
-    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
-    expect(statements).toBe(0); // held here without asking: the one in flight fills the key
-    if (!("reservation" in first)) throw new Error("the first reservation was refused");
-    // Changed meanwhile (a password reset): the user comes from the statement that passed, not from before the wait.
+    const second = reserveWithUser([{ key: k, limit: TWO }], user.email, { waitForInFlight: true });
+    for (let turn = 0; turn < 50 && statements === 0; turn++) await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // its refusal has come back
+    expect(statements).toBe(1); // asked, was refused (the key is full), and waits for the attempt in flight
+    // Changed meanwhile (a password reset): the user must come from the statement that passed, not the refused one.
     await (await db()).user.update({ where: { id: user.id }, data: { passwordHash: "changed while waiting" } });
     await first.reservation.release(); // a right password
     const passed = await second;
-    expect(statements).toBe(1);
+    expect(statements).toBe(2);
     expect(passed).toEqual({ user: { id: user.id, passwordHash: "changed while waiting" }, reservation: expect.objectContaining({ ids: [expect.any(Number)] }) });
     if ("reservation" in passed) passed.reservation.keep();
   });
