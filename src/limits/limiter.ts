@@ -218,11 +218,11 @@ async function take(slots: readonly Slot[], options: { waitForInFlight?: boolean
     }
     limiterHooks.onStatement?.(keys);
     if (options.waitForInFlight) bump(inFlight.asking, keys, 1);
-    let outcome: Awaited<ReturnType<typeof reserveSlotsWithUser>> | undefined;
+    let outcome: ({ ids: number[] } | { waitMs: number }) & { user?: PasswordUser | null } | undefined;
     try {
       // One statement on PostgreSQL, one BEGIN IMMEDIATE transaction on SQLite (src/db/fast-sql.ts); with an
       // e-mail, the user's row in the same statement (on SQLite, read after it, in-process).
-      outcome = email === null ? { ...(await reserveSlots(requests(slots), new Date(nowMs()))), user: null } : await reserveSlotsWithUser(requests(slots), new Date(nowMs()), email);
+      outcome = email === null ? await reserveSlots(requests(slots), new Date(nowMs())) : await reserveSlotsWithUser(requests(slots), new Date(nowMs()), email);
     } finally {
       if (options.waitForInFlight) {
         bump(inFlight.asking, keys, -1);
@@ -230,7 +230,7 @@ async function take(slots: readonly Slot[], options: { waitForInFlight?: boolean
         if (!outcome || "waitMs" in outcome) wakeHeldWaiters(keys);
       }
     }
-    const { user } = outcome;
+    const user = outcome.user ?? null;
     if (!("waitMs" in outcome)) return { user, reservation: reservationOf(outcome.ids, options.waitForInFlight ? keys : null) };
     const left = deadline - nowMs();
     if (!options.waitForInFlight || left <= 0) return { user, refusal: refused(outcome.waitMs) };
