@@ -15,6 +15,9 @@
 //   nothing here;
 // - reserveSlots, releaseSlots: the limiter's reservation of one slot per key, and giving them back
 //   (src/limits/limiter.ts holds the rules): every password check and every other limited attempt takes one;
+//   reserveSlotsWithUser, the password grant's reservation together with its resource owner by e-mail (the
+//   columns the grant needs), one statement on PostgreSQL, so that the two reads before the password hash
+//   cost one round trip; on PostgreSQL a reservation's commit is asynchronous (docs/rules/accounts.md#limits);
 // - startGrant: a new grant, its first tokens and its audit event (password, implicit and client credentials
 //   grants), only for a user whose address is confirmed (docs/rules/accounts.md#unconfirmed-accounts: the
 //   rule is src/oauth/tokens.ts's; the statement checks it where it writes), and the password grant's limiter
@@ -407,7 +410,15 @@ const PG = {
   rememberAssertion: `INSERT INTO "ClientAssertion" ("key", "expiresAt") VALUES ($1, $2::timestamp(3)) ON CONFLICT ("key") DO NOTHING RETURNING "id"`,
   client: `SELECT * FROM "Client" WHERE "clientId" = ANY($1::text[])`,
   userByEmail: `SELECT * FROM "User" WHERE "email" = ANY($1::text[])`,
-  reserveSlots: `SELECT "ids", "wait_ms" FROM "limiter_reserve"($1::text[], $2::int[], $3::bigint[], $4::timestamp(3))`,
+  // The reservation commits asynchronously: set_config(..., true) lasts only for the statement's own
+  // transaction (never a caller's: reserveInTx has its own statement), and what that risks is written in
+  // docs/rules/accounts.md#limits.
+  reserveSlots: `SELECT r."ids", r."wait_ms"
+    FROM set_config('synchronous_commit', 'off', true) AS "async", "limiter_reserve"($1::text[], $2::int[], $3::bigint[], $4::timestamp(3)) r`,
+  // The same reservation with the user of an e-mail, whether it passed or not (the function's one row, joined).
+  reserveSlotsWithUser: `SELECT r."ids", r."wait_ms", u."id", u."passwordHash"
+    FROM set_config('synchronous_commit', 'off', true) AS "async", "limiter_reserve"($1::text[], $2::int[], $3::bigint[], $4::timestamp(3)) r
+    LEFT JOIN "User" u ON u."email" = $5::text`,
   releaseSlots: `DELETE FROM "FailedAttempt" WHERE "id" = ANY($1::int[])`,
   // Nothing at all (no row) unless the user's address is confirmed.
   startGrant: `WITH g AS (
@@ -528,8 +539,15 @@ const PG = {
     SELECT count(*)::int AS "claimed" FROM claimed`,
 } as const;
 
-const pgQuery = async <T extends pg.QueryResultRow>(pool: pg.Pool, name: keyof typeof PG, values: unknown[]): Promise<T[]> =>
-  (await pool.query<T>({ name: `fast-sql-${name}`, text: PG[name], values, types: pgTypes })).rows;
+/** Test hook (src/token-endpoint/grants/password-statements.int.test.ts): told of every statement sent to
+ * PostgreSQL from this file, by name, so that a test can count a request's round trips. Unset in production:
+ * one property read. */
+export const fastSqlHooks: { onPgStatement?: (name: keyof typeof PG) => void } = {};
+
+const pgQuery = async <T extends pg.QueryResultRow>(pool: pg.Pool, name: keyof typeof PG, values: unknown[]): Promise<T[]> => {
+  fastSqlHooks.onPgStatement?.(name);
+  return (await pool.query<T>({ name: `fast-sql-${name}`, text: PG[name], values, types: pgTypes })).rows;
+};
 
 async function pgRotate(pool: pg.Pool, digest: string, decide: (row: RefreshTokenRow | null) => RotationPlan): Promise<void> {
   const found = await pgLookup<RefreshTokenRow & { digest?: string }>(pool, "refresh", "digest", digest);
@@ -772,6 +790,33 @@ export async function reserveSlots(slots: readonly SlotRequest[], at: Date): Pro
     return { ids: slots.map((slot) => Number(s.insertAttempt.run(slot.key, createdAt).lastInsertRowid)) };
   });
   return d.exclusive(() => reserve.immediate());
+}
+
+/** The columns of a user that the password grant needs (RFC 6749 4.3.2): who it is, and the hash to check. */
+export type PasswordUser = Pick<User, "id" | "passwordHash">;
+
+/**
+ * reserveSlots(), and the user with this (lower-case) e-mail or null, read whether the slots were taken or
+ * not. PostgreSQL: one statement (the reservation's, joined with the user's row, read as of the statement's
+ * start). SQLite: the read on the reader connection as userByEmail() does (in-process: no round trip), then the
+ * reservation's transaction.
+ */
+export async function reserveSlotsWithUser(
+  slots: readonly SlotRequest[],
+  at: Date,
+  email: string,
+): Promise<({ ids: number[] } | { waitMs: number }) & { user: PasswordUser | null }> {
+  const d = await driver();
+  if (d.kind === "postgresql") {
+    const [row] = await pgQuery<{ ids: number[] | null; wait_ms: string | null; id: number | null; passwordHash: string | null }>(d.pool, "reserveSlotsWithUser", [
+      slots.map((slot) => slot.key), slots.map((slot) => slot.max), slots.map((slot) => slot.windowMs), pgTime(at), email,
+    ]);
+    const user = row!.id === null ? null : { id: row!.id, passwordHash: row!.passwordHash! };
+    return row!.wait_ms !== null ? { waitMs: Number(row!.wait_ms), user } : { ids: row!.ids ?? [], user };
+  }
+  // Read first: should the read fail, no slot has been taken.
+  const found = await userByEmail(email);
+  return { ...(await reserveSlots(slots, at)), user: found && { id: found.id, passwordHash: found.passwordHash } };
 }
 
 /** Gives slots back: deletes the attempts reserveSlots() inserted. */

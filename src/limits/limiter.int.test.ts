@@ -2,19 +2,26 @@
 // every key or none, in one atomic step, so that reservations made at once on one key pass at most its limit;
 // slots go back when released (also when the work throws before deciding, as when the password-hashing pool is
 // full); Retry-After says when the oldest counted attempt leaves the window; caps on live rows hold under a
-// burst; IPv6 addresses count by their /64.
+// burst; IPv6 addresses count by their /64. reserveWithUser brings the e-mail's user with the reservation or its
+// refusal, read by the statement that decided it (on PostgreSQL that same statement); on PostgreSQL a
+// reservation taken on its own commits asynchronously and its setting ends with it, while reserveInTx leaves
+// the caller's transaction synchronous.
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
 import { ApiError } from "@/http/errors";
-import { db, write } from "@/db/client";
+import { db, driver, write } from "@/db/client";
 import { Barrier } from "@/testing/race";
-import { addressKey, assertUnderCapInTx, isRateLimited, limiterHooks, lockKeysInTx, reserve, reserveInTx, withReservation, type Limit } from "@/limits/limiter";
+import { fastSqlHooks } from "@/db/fast-sql";
+import { env } from "@/env";
+import { makeUser, uniqueEmail } from "@/testing/factories";
+import { addressKey, assertUnderCapInTx, isRateLimited, limiterHooks, lockKeysInTx, reserve, reserveInTx, reserveWithUser, withReservation, type Limit } from "@/limits/limiter";
 
 afterEach(() => {
   resetClock();
   limiterHooks.beforeReserve = undefined;
   limiterHooks.onStatement = undefined;
+  fastSqlHooks.onPgStatement = undefined;
 });
 
 const key = (name: string) => `test:${name}:${randomBytes(6).toString("hex")}`;
@@ -140,6 +147,73 @@ describe("waiting for this process's attempts in flight", () => {
     // Woken by the refusal itself, not by the in-flight wait's bound: it asked before the first's answer came back.
     expect(askedWhenFirstAnswered).toBe(2);
     expect(await counted(shared)).toBe(1);
+  });
+});
+
+describe("reserveWithUser", () => {
+  const ONE: Limit = { max: 1, windowMs: TEN.windowMs };
+
+  it("brings the e-mail's user with the reservation and with its refusal, in the reservation's one statement on PostgreSQL", async () => {
+    const user = await makeUser();
+    const { passwordHash } = await (await db()).user.findUniqueOrThrow({ where: { id: user.id } });
+    const k = key("with-user");
+    const statements: string[] = [];
+    fastSqlHooks.onPgStatement = (name) => statements.push(name);
+    const taken = await reserveWithUser([{ key: k, limit: ONE }], user.email);
+    const refused = await reserveWithUser([{ key: k, limit: ONE }], user.email);
+    const nobody = await reserveWithUser([{ key: key("nobody"), limit: ONE }], uniqueEmail("nobody"));
+    expect(statements).toEqual(env().database.kind === "postgresql" ? ["reserveSlotsWithUser", "reserveSlotsWithUser", "reserveSlotsWithUser"] : []);
+    expect(taken).toEqual({ user: { id: user.id, passwordHash }, reservation: expect.objectContaining({ ids: [expect.any(Number)] }) });
+    expect(refused).toEqual({ user: { id: user.id, passwordHash }, refusal: expect.objectContaining({ status: 429, error: "rate_limited" }) });
+    expect(nobody).toEqual({ user: null, reservation: expect.objectContaining({ ids: [expect.any(Number)] }) });
+    expect(await counted(k)).toBe(1);
+  });
+
+  it("refused, then passing once an attempt in flight is decided: the user comes from the statement that passed", async () => {
+    const user = await makeUser();
+    const k = key("with-user-waits");
+    const TWO: Limit = { max: 2, windowMs: TEN.windowMs };
+    await reserve([{ key: k, limit: TWO }]); // another instance's attempt: not in flight here
+    const first = await reserveWithUser([{ key: k, limit: TWO }], user.email, { waitForInFlight: true });
+    if (!("reservation" in first)) throw new Error("the first reservation was refused");
+    let statements = 0;
+    limiterHooks.onStatement = () => statements++;
+    const second = reserveWithUser([{ key: k, limit: TWO }], user.email, { waitForInFlight: true });
+    for (let turn = 0; turn < 50 && statements === 0; turn++) await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // its refusal has come back
+    expect(statements).toBe(1); // asked, was refused (the key is full), and waits for the attempt in flight
+    // Changed meanwhile (a password reset): the user must come from the statement that passed, not the refused one.
+    await (await db()).user.update({ where: { id: user.id }, data: { passwordHash: "changed while waiting" } });
+    await first.reservation.release(); // a right password
+    const passed = await second;
+    expect(statements).toBe(2);
+    expect(passed).toEqual({ user: { id: user.id, passwordHash: "changed while waiting" }, reservation: expect.objectContaining({ ids: [expect.any(Number)] }) });
+    if ("reservation" in passed) passed.reservation.keep();
+  });
+});
+
+describe.runIf(env().database.kind === "postgresql")("the reservation's commit (PostgreSQL)", () => {
+  const synchronousCommit = async (run: (sql: string) => Promise<Array<{ value: string }>>) => (await run(`SELECT current_setting('synchronous_commit') AS "value" FROM pg_sleep(0.02)`))[0]!.value;
+
+  it("a standalone reservation's asynchronous commit ends with its statement: every pooled connection is synchronous afterwards", async () => {
+    const d = await driver();
+    if (d.kind !== "postgresql") throw new Error("PostgreSQL only");
+    const k = key("async");
+    const user = await makeUser();
+    await Promise.all(Array.from({ length: 8 }, () => reserve([{ key: k, limit: TEN }])));
+    await Promise.all(Array.from({ length: 8 }, () => reserveWithUser([{ key: key("async-user"), limit: TEN }], user.email)));
+    // At once, so that each idle connection of the pool answers one.
+    const settings = await Promise.all(Array.from({ length: d.pool.idleCount }, () => synchronousCommit(async (sql) => (await d.pool.query<{ value: string }>(sql)).rows)));
+    expect(settings.length).toBeGreaterThan(0);
+    expect(new Set(settings)).toEqual(new Set(["on"]));
+  });
+
+  it("reserveInTx leaves the caller's transaction synchronous: the work it protects commits as before", async () => {
+    const setting = await write(async (tx) => {
+      await reserveInTx(tx, [{ key: key("in-tx-sync"), limit: TEN }]);
+      return synchronousCommit((sql) => tx.$queryRawUnsafe(sql));
+    });
+    expect(setting).toBe("on");
   });
 });
 

@@ -10,7 +10,9 @@
 //   - PostgreSQL: one statement (the function limiter_reserve, src/db/fast-sql.ts) first takes a
 //     transaction-scoped advisory lock per key (keys in one order, so that two reservations never wait on each
 //     other crosswise), and counts only once it holds them, with a snapshot taken after the previous holder
-//     committed (each statement of a volatile function sees every commit made before it started).
+//     committed (each statement of a volatile function sees every commit made before it started). Taken on its
+//     own, that statement commits asynchronously (what it risks, and why that is accepted:
+//     docs/rules/accounts.md#limits).
 //   - SQLite: one BEGIN IMMEDIATE transaction, which holds the database's write lock (across processes too)
 //     from the count to the insert; inside a caller's transaction the insert comes first, which takes it.
 //
@@ -34,13 +36,18 @@
 // without asking. A burst of N right passwords for one username then costs about N statements, not one for
 // every waiter each time an attempt is decided (25 at once with room for 10: 25 statements, was 145).
 //
+// reserveWithUser() is reserve() bringing back, with the reservation or its refusal, the user of an e-mail:
+// read in the reservation's own statement on PostgreSQL (the password grant's two reads before its hash cost
+// one round trip), in-process on SQLite. The limiter only passes the e-mail on; the caller decides what the
+// user means.
+//
 // Caps on live rows (unexpired device authorizations and pushed requests per client) take the same per-key
 // lock, insert, then count the live rows: lockKeysInTx() and assertUnderCapInTx().
 import { nowMs } from "@/clock";
 import { env } from "@/env";
 import { ApiError, tooManyRequests } from "@/http/errors";
 import { db, type Tx } from "@/db/client";
-import { releaseSlots, reserveSlots, type SlotRequest } from "@/db/fast-sql";
+import { releaseSlots, reserveSlots, reserveSlotsWithUser, type PasswordUser, type SlotRequest } from "@/db/fast-sql";
 
 export type Limit = { max: number; windowMs: number };
 /** One key and the limit it is held to. */
@@ -177,6 +184,26 @@ const requests = (slots: readonly Slot[]): SlotRequest[] => slots.map(({ key, li
  * (see above); the reservation must then be ended by keep(), release() or releaseInTx().
  */
 export async function reserve(slots: readonly Slot[], options: { waitForInFlight?: boolean } = {}): Promise<Reservation> {
+  const taken = await take(slots, options, null);
+  if ("refusal" in taken) throw taken.refusal;
+  return taken.reservation;
+}
+
+/** A reservation made with reserveWithUser(): taken, or refused (429 rate_limited), with the user read with it. */
+export type ReservationWithUser = { user: PasswordUser | null } & ({ reservation: Reservation } | { refusal: ApiError });
+
+/**
+ * reserve(), and the user with this (lower-case) e-mail or null, read with the reservation (on PostgreSQL in
+ * its one statement: the password grant's two reads before its hash in one round trip). A refusal is returned
+ * rather than thrown, with the user, so that the caller can name them when it records it. With
+ * `waitForInFlight`, the user is the one read by the reservation's last statement (the one that passed, or
+ * the final refusal).
+ */
+export function reserveWithUser(slots: readonly Slot[], email: string, options: { waitForInFlight?: boolean } = {}): Promise<ReservationWithUser> {
+  return take(slots, options, email);
+}
+
+async function take(slots: readonly Slot[], options: { waitForInFlight?: boolean }, email: string | null): Promise<ReservationWithUser> {
   const keys = slots.map((slot) => slot.key);
   await limiterHooks.beforeReserve?.(keys);
   const deadline = nowMs() + IN_FLIGHT_WAIT_MS;
@@ -191,10 +218,11 @@ export async function reserve(slots: readonly Slot[], options: { waitForInFlight
     }
     limiterHooks.onStatement?.(keys);
     if (options.waitForInFlight) bump(inFlight.asking, keys, 1);
-    let outcome: Awaited<ReturnType<typeof reserveSlots>> | undefined;
+    let outcome: ({ ids: number[] } | { waitMs: number }) & { user?: PasswordUser | null } | undefined;
     try {
-      // One statement on PostgreSQL, one BEGIN IMMEDIATE transaction on SQLite (src/db/fast-sql.ts).
-      outcome = await reserveSlots(requests(slots), new Date(nowMs()));
+      // One statement on PostgreSQL, one BEGIN IMMEDIATE transaction on SQLite (src/db/fast-sql.ts); with an
+      // e-mail, the user's row in the same statement (on SQLite, read after it, in-process).
+      outcome = email === null ? await reserveSlots(requests(slots), new Date(nowMs())) : await reserveSlotsWithUser(requests(slots), new Date(nowMs()), email);
     } finally {
       if (options.waitForInFlight) {
         bump(inFlight.asking, keys, -1);
@@ -202,12 +230,13 @@ export async function reserve(slots: readonly Slot[], options: { waitForInFlight
         if (!outcome || "waitMs" in outcome) wakeHeldWaiters(keys);
       }
     }
-    if (!("waitMs" in outcome)) return reservationOf(outcome.ids, options.waitForInFlight ? keys : null);
+    const user = outcome.user ?? null;
+    if (!("waitMs" in outcome)) return { user, reservation: reservationOf(outcome.ids, options.waitForInFlight ? keys : null) };
     const left = deadline - nowMs();
-    if (!options.waitForInFlight || left <= 0) throw refused(outcome.waitMs);
+    if (!options.waitForInFlight || left <= 0) return { user, refusal: refused(outcome.waitMs) };
     // An attempt decided while the statement ran may have freed the slot it was refused for: try again at once.
     if (inFlight.decided !== decidedBefore) continue;
-    if (!keys.some((key) => inFlight.counts.has(key))) throw refused(outcome.waitMs);
+    if (!keys.some((key) => inFlight.counts.has(key))) return { user, refusal: refused(outcome.waitMs) };
     await inFlightDecided(keys, left);
   }
 }

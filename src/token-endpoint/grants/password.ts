@@ -8,14 +8,14 @@
 // even for the right password, until the window passes. Each attempt takes its slots before the password hash,
 // in one atomic step (src/limits/limiter.ts), so that a burst sent at once passes at most the limit; the slots
 // are given back when the password was right (in the grant's commit) or the hash could not be done
-// (docs/rules/accounts.md#limits).
+// (docs/rules/accounts.md#limits). The user is read with the reservation (one statement on PostgreSQL), so a
+// password grant makes two round trips besides its hash: that one, and the grant's commit.
 import type { Client } from "@/generated/sqlite/client";
 import { OAuthError } from "@/oauth/errors";
 import { requiredParam, stringParam } from "@/oauth/params";
-import { isRateLimited, reserve, type Limit, type Reservation } from "@/limits/limiter";
+import { reserveWithUser, type Limit } from "@/limits/limiter";
 import { recordEvent } from "@/audit/record-event";
 import { parseScope, type Scope } from "@/oauth/scope";
-import { userByEmail } from "@/db/fast-sql";
 import { dpopBinding, startGrant, type TokenRecord } from "@/oauth/tokens";
 import type { GrantContext } from "@/token-endpoint/grants/grant";
 import { verifyPassword } from "@/users/passwords";
@@ -40,23 +40,20 @@ export async function passwordGrant(client: Client, params: Record<string, unkno
   const password = requiredParam(params, "password");
   const scopes = parseScope(stringParam(params, "scope")) ?? DEFAULT_PASSWORD_SCOPES;
 
-  let taken: Reservation;
-  try {
-    taken = await reserve([
-      { key: `password:${client.clientId}:${username}`, limit: PASSWORD_LIMIT_PER_USERNAME },
-      { key: `password-client:${client.clientId}`, limit: PASSWORD_LIMIT_PER_CLIENT },
-    ], { waitForInFlight: true });
-  } catch (error) {
-    if (isRateLimited(error)) {
-      const owner = await userByEmail(username);
-      await recordEvent({ type: "rate_limited", userId: owner?.id ?? null, clientId: client.clientId, detail: { limit: "password grant" } });
-    }
-    throw error;
+  // The reservation brings the user with it (on PostgreSQL in the same statement), also when refused: the
+  // rate_limited event names them.
+  const reserved = await reserveWithUser([
+    { key: `password:${client.clientId}:${username}`, limit: PASSWORD_LIMIT_PER_USERNAME },
+    { key: `password-client:${client.clientId}`, limit: PASSWORD_LIMIT_PER_CLIENT },
+  ], username, { waitForInFlight: true });
+  const { user } = reserved;
+  if ("refusal" in reserved) {
+    await recordEvent({ type: "rate_limited", userId: user?.id ?? null, clientId: client.clientId, detail: { limit: "password grant" } });
+    throw reserved.refusal;
   }
-  let user: Awaited<ReturnType<typeof userByEmail>>;
+  const taken = reserved.reservation;
   let passwordOk: boolean;
   try {
-    user = await userByEmail(username); // one statement (src/db/fast-sql.ts)
     passwordOk = await verifyPassword(user?.passwordHash ?? null, password);
   } catch (error) {
     await taken.release(); // not decided (the hashing pool is full, the database failed): not counted
