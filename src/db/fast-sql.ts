@@ -17,7 +17,7 @@
 //   (src/limits/limiter.ts holds the rules): every password check and every other limited attempt takes one;
 //   reserveSlotsWithUser, the password grant's reservation together with its resource owner by e-mail (the
 //   columns the grant needs), one statement on PostgreSQL, so that the two reads before the password hash
-//   cost one round trip; on PostgreSQL a reservation's commit is asynchronous (docs/rules/accounts.md#limits);
+//   cost one round trip;
 // - startGrant: a new grant, its first tokens and its audit event (password, implicit and client credentials
 //   grants), only for a user whose address is confirmed (docs/rules/accounts.md#unconfirmed-accounts: the
 //   rule is src/oauth/tokens.ts's; the statement checks it where it writes), and the password grant's limiter
@@ -410,15 +410,10 @@ const PG = {
   rememberAssertion: `INSERT INTO "ClientAssertion" ("key", "expiresAt") VALUES ($1, $2::timestamp(3)) ON CONFLICT ("key") DO NOTHING RETURNING "id"`,
   client: `SELECT * FROM "Client" WHERE "clientId" = ANY($1::text[])`,
   userByEmail: `SELECT * FROM "User" WHERE "email" = ANY($1::text[])`,
-  // The reservation commits asynchronously: set_config(..., true) lasts only for the statement's own
-  // transaction (never a caller's: reserveInTx has its own statement), and what that risks is written in
-  // docs/rules/accounts.md#limits.
-  reserveSlots: `SELECT r."ids", r."wait_ms"
-    FROM set_config('synchronous_commit', 'off', true) AS "async", "limiter_reserve"($1::text[], $2::int[], $3::bigint[], $4::timestamp(3)) r`,
+  reserveSlots: `SELECT "ids", "wait_ms" FROM "limiter_reserve"($1::text[], $2::int[], $3::bigint[], $4::timestamp(3))`,
   // The same reservation with the user of an e-mail, whether it passed or not (the function's one row, joined).
   reserveSlotsWithUser: `SELECT r."ids", r."wait_ms", u."id", u."passwordHash"
-    FROM set_config('synchronous_commit', 'off', true) AS "async", "limiter_reserve"($1::text[], $2::int[], $3::bigint[], $4::timestamp(3)) r
-    LEFT JOIN "User" u ON u."email" = $5::text`,
+    FROM "limiter_reserve"($1::text[], $2::int[], $3::bigint[], $4::timestamp(3)) r LEFT JOIN "User" u ON u."email" = $5::text`,
   releaseSlots: `DELETE FROM "FailedAttempt" WHERE "id" = ANY($1::int[])`,
   // Nothing at all (no row) unless the user's address is confirmed.
   startGrant: `WITH g AS (

@@ -2,15 +2,12 @@
 // every key or none, in one atomic step, so that reservations made at once on one key pass at most its limit;
 // slots go back when released (also when the work throws before deciding, as when the password-hashing pool is
 // full); Retry-After says when the oldest counted attempt leaves the window; caps on live rows hold under a
-// burst; IPv6 addresses count by their /64. reserveWithUser brings the e-mail's user with the reservation or its
-// refusal, read by the statement that decided it (on PostgreSQL that same statement); on PostgreSQL a
-// reservation taken on its own commits asynchronously and its setting ends with it, while reserveInTx leaves
-// the caller's transaction synchronous.
+// burst; IPv6 addresses count by their /64.
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
 import { ApiError } from "@/http/errors";
-import { db, driver, write } from "@/db/client";
+import { db, write } from "@/db/client";
 import { Barrier } from "@/testing/race";
 import { fastSqlHooks } from "@/db/fast-sql";
 import { env } from "@/env";
@@ -189,31 +186,6 @@ describe("reserveWithUser", () => {
     expect(statements).toBe(2);
     expect(passed).toEqual({ user: { id: user.id, passwordHash: "changed while waiting" }, reservation: expect.objectContaining({ ids: [expect.any(Number)] }) });
     if ("reservation" in passed) passed.reservation.keep();
-  });
-});
-
-describe.runIf(env().database.kind === "postgresql")("the reservation's commit (PostgreSQL)", () => {
-  const synchronousCommit = async (run: (sql: string) => Promise<Array<{ value: string }>>) => (await run(`SELECT current_setting('synchronous_commit') AS "value" FROM pg_sleep(0.02)`))[0]!.value;
-
-  it("a standalone reservation's asynchronous commit ends with its statement: every pooled connection is synchronous afterwards", async () => {
-    const d = await driver();
-    if (d.kind !== "postgresql") throw new Error("PostgreSQL only");
-    const k = key("async");
-    const user = await makeUser();
-    await Promise.all(Array.from({ length: 8 }, () => reserve([{ key: k, limit: TEN }])));
-    await Promise.all(Array.from({ length: 8 }, () => reserveWithUser([{ key: key("async-user"), limit: TEN }], user.email)));
-    // At once, so that each idle connection of the pool answers one.
-    const settings = await Promise.all(Array.from({ length: d.pool.idleCount }, () => synchronousCommit(async (sql) => (await d.pool.query<{ value: string }>(sql)).rows)));
-    expect(settings.length).toBeGreaterThan(0);
-    expect(new Set(settings)).toEqual(new Set(["on"]));
-  });
-
-  it("reserveInTx leaves the caller's transaction synchronous: the work it protects commits as before", async () => {
-    const setting = await write(async (tx) => {
-      await reserveInTx(tx, [{ key: key("in-tx-sync"), limit: TEN }]);
-      return synchronousCommit((sql) => tx.$queryRawUnsafe(sql));
-    });
-    expect(setting).toBe("on");
   });
 });
 

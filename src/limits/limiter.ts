@@ -10,9 +10,7 @@
 //   - PostgreSQL: one statement (the function limiter_reserve, src/db/fast-sql.ts) first takes a
 //     transaction-scoped advisory lock per key (keys in one order, so that two reservations never wait on each
 //     other crosswise), and counts only once it holds them, with a snapshot taken after the previous holder
-//     committed (each statement of a volatile function sees every commit made before it started). Taken on its
-//     own, that statement commits asynchronously (what it risks, and why that is accepted:
-//     docs/rules/accounts.md#limits).
+//     committed (each statement of a volatile function sees every commit made before it started).
 //   - SQLite: one BEGIN IMMEDIATE transaction, which holds the database's write lock (across processes too)
 //     from the count to the insert; inside a caller's transaction the insert comes first, which takes it.
 //
