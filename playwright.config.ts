@@ -1,6 +1,6 @@
 import { defineConfig } from "@playwright/test";
 import { rmSync } from "node:fs";
-import { startArguments } from "./scripts/start-command";
+import { startArguments, startEnvironment } from "./scripts/start-command";
 
 // The e2e suite runs the production build (`node dist/server.js start`, which migrates first) on
 // a fresh SQLite file, in Debian's Chromium (Playwright downloads no browser here). Workers inherit
@@ -41,7 +41,7 @@ export default defineConfig({
   webServer: {
     command: ["node", ...startArguments()].join(" "), // the compiled server (npm run build), as production runs it
     url: `${baseURL}/api/ready`,
-    env: e2eEnv,
+    env: { ...startEnvironment(), ...e2eEnv },
     reuseExistingServer: false,
     timeout: 120_000,
     stdout: "pipe",

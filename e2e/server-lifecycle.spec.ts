@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { connect } from "node:net";
 import { resolve } from "node:path";
-import { startArguments } from "../scripts/start-command";
+import { startArguments, startEnvironment } from "../scripts/start-command";
 import { e2eEnv } from "./env";
 
 const PORT = Number(process.env.E2E_LIFECYCLE_PORT ?? Number(e2eEnv.PORT) + 100);
@@ -32,7 +32,7 @@ async function startServer(workers: number): Promise<Server> {
     LOG_LEVEL: "info",
   };
   const child = spawn(process.execPath, startArguments(), {
-    env: { ...process.env, ...env } as NodeJS.ProcessEnv,
+    env: { ...process.env, ...startEnvironment(), ...env } as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];

@@ -60,7 +60,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { startArguments } from "./start-command";
+import { startArguments, startEnvironment } from "./start-command";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TOKEN_PATH = "/api/connect/oauth2/token/";
@@ -1013,7 +1013,7 @@ async function main(): Promise<void> {
   Object.assign(process.env, serverEnv);
 
   console.error(`Starting npm start (WORKERS=${options.workers}), next start and a bare node:http server on ${database.kind}...`);
-  const app = startProcess("npm start", process.execPath, startArguments(ROOT), serverEnv);
+  const app = startProcess("npm start", process.execPath, startArguments(ROOT), { ...serverEnv, ...startEnvironment(ROOT) });
   cleanups.push(app.stop);
   await waitForHealth(bases.app, app); // migrated by now
   const plainNext = startProcess("next start", process.execPath, [join(ROOT, "node_modules", "next", "dist", "bin", "next"), "start", "--port", String(options.port + 1)], {
@@ -1028,7 +1028,7 @@ async function main(): Promise<void> {
   cleanups.push(bare.stop);
   await Promise.all([waitForHealth(bases.next, plainNext), waitForHealth(bases.bare, bare)]);
   // SQLite's token cache (src/db/fast-sql.ts) off: what a bearer read costs when it misses.
-  const uncached = bases.uncached ? startProcess("npm start, no token cache", process.execPath, startArguments(ROOT), { ...serverEnv, PORT: String(options.port + 3), TOKEN_CACHE_SIZE: "0" }) : null;
+  const uncached = bases.uncached ? startProcess("npm start, no token cache", process.execPath, startArguments(ROOT), { ...serverEnv, ...startEnvironment(ROOT), PORT: String(options.port + 3), TOKEN_CACHE_SIZE: "0" }) : null;
   if (uncached) {
     cleanups.push(uncached.stop);
     await waitForHealth(bases.uncached!, uncached);

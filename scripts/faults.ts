@@ -16,7 +16,7 @@ import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { startArguments } from "./start-command";
+import { startArguments, startEnvironment } from "./start-command";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DATABASE_URL = process.env.FAULTS_DATABASE_URL ?? "postgresql://app:app@localhost:5440/app_faults";
@@ -90,7 +90,7 @@ const serverEnv = {
 } as NodeJS.ProcessEnv;
 
 function startServer(): ChildProcess {
-  const child = spawn(process.execPath, startArguments(ROOT), { cwd: ROOT, env: serverEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, startArguments(ROOT), { cwd: ROOT, env: { ...serverEnv, ...startEnvironment(ROOT) }, stdio: ["ignore", "pipe", "pipe"] });
   child.stdout!.on("data", (chunk: Buffer) => process.stdout.write(`  [server] ${chunk}`));
   child.stderr!.on("data", (chunk: Buffer) => process.stdout.write(`  [server] ${chunk}`));
   return child;
