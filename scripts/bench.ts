@@ -25,7 +25,9 @@
 //                 user who is party to nothing and for one whose first page holds 20 objects with their references
 //                 (answered from the page cache after the first read: docs/design.md#the-page-cache); the full
 //                 pages again on the server without caches (no cache), for what a changed page costs
-// plus the raw argon2id verify rate of this machine (in this process, as many at once as the server hashes),
+// plus the raw argon2id verify rate of this machine (in this process, hashed as the server hashes: on hashing
+// threads of this process, as many as the server has, each handed its next verification before it ends the
+// last, src/users/hashing-threads.ts),
 // and "sign-in under a flood": one client's password grants, first alone, then while 64 connections send web
 // sign-ins with random e-mails the way a browser does (next-auth's CSRF token and cookie, then POST
 // /api/auth/callback/credentials), all from one client address (X-Forwarded-For; the server runs with
@@ -49,7 +51,7 @@
 // given). Figures go to stdout and to bench-results/bench-<database>-<timestamp>.json. There are no timing
 // assertions anywhere else: this is a measuring tool, not a test.
 import autocannon, { type Client, type Instance, type Request, type Result } from "autocannon";
-import { hash, verify } from "@node-rs/argon2";
+import { hash } from "@node-rs/argon2";
 import Database from "better-sqlite3";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -868,21 +870,29 @@ const statusCounts = (row: Figures) =>
 
 /** A stored hash with the server's parameters (src/users/passwords.ts), verified a few times to warm up. */
 async function rawVerifyHash(parallel: number): Promise<string> {
+  const { runOnHashingThread } = await import("../src/users/hashing-threads");
   const options = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
   const stored = await hash(PASSWORD, options);
-  for (let i = 0; i < parallel * 2; i++) await verify(stored, PASSWORD);
+  for (let i = 0; i < parallel * 2; i++) await runOnHashingThread({ op: "verify", hash: stored, password: PASSWORD }, parallel);
   return stored;
 }
 
-/** Verifications per second with `parallel` at once, the way the server hashes (src/users/passwords.ts). */
+/**
+ * Verifications per second on `parallel` hashing threads, the way the server hashes (src/users/passwords.ts):
+ * each thread handed HASHES_PER_THREAD at once, so that it takes its next the moment it ends the last. (Called
+ * one at a time through @node-rs/argon2's asynchronous functions, on libuv's pool, the same machine verified
+ * 6-15% fewer: docs/benchmarks.md#password-grants-and-the-hashing-threads.)
+ */
 async function rawVerifyRate(stored: string, parallel: number, seconds: number): Promise<number> {
+  const { runOnHashingThread } = await import("../src/users/hashing-threads");
+  const { HASHES_PER_THREAD } = await import("../src/users/passwords");
   let done = 0;
   const started = performance.now();
   const end = started + seconds * 1000;
   await Promise.all(
-    Array.from({ length: parallel }, async () => {
+    Array.from({ length: parallel * HASHES_PER_THREAD }, async () => {
       while (performance.now() < end) {
-        await verify(stored, PASSWORD);
+        await runOnHashingThread({ op: "verify", hash: stored, password: PASSWORD }, parallel);
         done++;
       }
     }),
