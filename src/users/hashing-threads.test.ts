@@ -101,6 +101,8 @@ describe("the hashing threads", () => {
     expect(outcomes.filter((outcome) => outcome === true)).toHaveLength(threads - 1);
     expect(hashingThreadCount()).toBe(threads);
     expect(await verifyPassword(stored, "right")).toBe(true);
+    await expect(hashingThreadHooks.stop(threads)).resolves.toBeUndefined(); // no such thread: nothing stops
+    expect(hashingThreadCount()).toBe(threads);
   });
 
   it("number jobs up to 2^31 - 2 and then from 1 again, never 0 nor a thread's mark, each answered with its own answer", async () => {
@@ -135,5 +137,45 @@ describe("the hashing threads", () => {
     const api = errorResponse(new HashingThreadStopped(), request, "api");
     expect(await api.json()).toEqual({ error: "the password check could not be done, try again in a moment" });
     expect(new HashingThreadStopped().name).toBe("HashingThreadStopped"); // as the logs name it
+  });
+
+  it("are none before the first hash: the hooks then tell of no thread, and holding them asks for a hash first", async () => {
+    const holder = globalThis as { __hashingThreads?: unknown };
+    await hashPassword("made"); // the threads this file uses, put back below
+    const kept = holder.__hashingThreads;
+    holder.__hashingThreads = undefined;
+    try {
+      expect({ count: hashingThreadCount(), answered: hashingThreadHooks.answered(), takenBy: hashingThreadHooks.takenBy() }).toEqual({ count: 0, answered: 0, takenBy: [] });
+      expect(() => hashingThreadHooks.hold()).toThrow(/^no hashing threads yet: hash once first$/);
+      await expect(hashingThreadHooks.stop(0)).resolves.toBeUndefined();
+    } finally {
+      holder.__hashingThreads = kept;
+    }
+  });
+
+  it("waitForAnswers says no when the threads answer nothing within its time", async () => {
+    await hashPassword("made");
+    expect(hashingThreadHooks.waitForAnswers(hashingThreadHooks.answered(), 1, 20)).toBe(false); // no job handed over
+    expect(hashingThreadHooks.waitForAnswers(hashingThreadHooks.answered(), 0, 20)).toBe(true);
+  });
+
+  it("a hold released twice does not release a later hold", async () => {
+    const stored = await hashPassword("held");
+    const { threads } = hashingLoad();
+    const control = (globalThis as { __hashingThreads?: { control: Int32Array } }).__hashingThreads!.control;
+    const first = hashingThreadHooks.hold();
+    first.release();
+    const second = hashingThreadHooks.hold();
+    try {
+      first.release();
+      expect(Atomics.load(control, 0)).toBe(1); // the threads are still held before their next job
+      const checks = Array.from({ length: threads }, () => asApi(() => verifyPassword(stored, "held")));
+      await until(() => hashingLoad().busy === threads, () => `${hashingLoad().busy} handed over`);
+      expect(hashingThreadHooks.takenBy()).toEqual([]);
+      second.release();
+      expect(await Promise.all(checks)).toEqual(checks.map(() => true));
+    } finally {
+      second.release();
+    }
   });
 });
