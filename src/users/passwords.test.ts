@@ -60,6 +60,23 @@ describe("verifyPassword", () => {
     expect(await verifyPassword("not a hash", "correct horse")).toBe(false);
   });
 
+  it("checks the password of an unknown user against a real argon2id hash, made once (equal work for unknown e-mails)", async () => {
+    const checked: string[] = [];
+    const previous = hashingThreadHooks.onJob;
+    hashingThreadHooks.onJob = (job) => {
+      if (job.op === "verify") checked.push(job.hash);
+    };
+    try {
+      expect(await verifyPassword(null, "correct horse")).toBe(false);
+      expect(await verifyPassword(null, "another")).toBe(false);
+    } finally {
+      hashingThreadHooks.onJob = previous;
+    }
+    expect(checked).toHaveLength(2);
+    expect(checked[0]).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(checked[1]).toBe(checked[0]);
+  });
+
   /** The most slots held and hashes waiting while `checks` verifications run at once. */
   async function peak(run: (check: () => Promise<boolean>) => Promise<boolean>, checks: number) {
     const stored = await hashPassword("correct horse");
@@ -146,6 +163,7 @@ describe("HashingBusy through the one error path (src/http/route.ts)", () => {
       retryAfter: "1",
       body: { error: "too many password checks right now, try again in a moment" },
     });
+    expect(new HashingBusy().name).toBe("HashingBusy"); // as the logs name it
   });
 
   it("leaves other errors of an OAuth endpoint as they are", async () => {
