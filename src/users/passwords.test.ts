@@ -1,10 +1,44 @@
 // Password hashing, its threads and the bound of its queue (src/users/passwords.ts, src/users/hashing-threads.ts).
 import { describe, expect, it } from "vitest";
-import { env, parseEnv, setEnvForTests } from "@/env";
+import { env, parseEnv, setEnvForTests, type Env } from "@/env";
 import { ApiError } from "@/http/errors";
 import { runWithRequestContext } from "@/http/request-context";
 import { errorResponse } from "@/http/route";
-import { HashingBusy, hashingLoad, hashingSlots, hashPassword, hashQueueBound, QUEUE_SECONDS, verifyPassword } from "@/users/passwords";
+import { until } from "@/testing/until";
+import { hashingThreadHooks } from "@/users/hashing-threads";
+import { HashingBusy, hashingLoad, hashingSlots, hashPassword, hashQueueBound, measureHashingAtStart, QUEUE_SECONDS, verifyPassword } from "@/users/passwords";
+
+const inRequest = <T>(work: () => Promise<T>) => runWithRequestContext({ ip: "192.0.2.1" }, work);
+
+/**
+ * Runs `work` with the process's hashing queues made anew, as at start (nothing measured, the API's turn
+ * first), under `env`; the threads stay. Then puts the queues back as they were.
+ */
+async function withFreshQueues(env: Partial<Env>, work: () => Promise<void>): Promise<void> {
+  const holder = globalThis as { __hashingSlots?: unknown };
+  const kept = holder.__hashingSlots;
+  const previous = setEnvForTests(env);
+  holder.__hashingSlots = undefined;
+  try {
+    await work();
+  } finally {
+    holder.__hashingSlots = kept;
+    setEnvForTests(previous);
+  }
+}
+
+/** The jobs handed to the threads while `work` runs: a hash's password, or "check <password>". */
+async function jobsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const jobs: string[] = [];
+  const previous = hashingThreadHooks.onJob;
+  hashingThreadHooks.onJob = (job) => jobs.push(job.op === "hash" ? job.password : `check ${job.password}`);
+  try {
+    await work();
+  } finally {
+    hashingThreadHooks.onJob = previous;
+  }
+  return jobs;
+}
 
 describe("hashingSlots", () => {
   it("is one hash at once per core of the process's share, never none", () => {
@@ -24,6 +58,23 @@ describe("verifyPassword", () => {
     expect(await verifyPassword(stored, "wrong horse")).toBe(false);
     expect(await verifyPassword(null, "correct horse")).toBe(false);
     expect(await verifyPassword("not a hash", "correct horse")).toBe(false);
+  });
+
+  it("checks the password of an unknown user against a real argon2id hash, made once (equal work for unknown e-mails)", async () => {
+    const checked: string[] = [];
+    const previous = hashingThreadHooks.onJob;
+    hashingThreadHooks.onJob = (job) => {
+      if (job.op === "verify") checked.push(job.hash);
+    };
+    try {
+      expect(await verifyPassword(null, "correct horse")).toBe(false);
+      expect(await verifyPassword(null, "another")).toBe(false);
+    } finally {
+      hashingThreadHooks.onJob = previous;
+    }
+    expect(checked).toHaveLength(2);
+    expect(checked[0]).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(checked[1]).toBe(checked[0]);
   });
 
   /** The most slots held and hashes waiting while `checks` verifications run at once. */
@@ -49,7 +100,6 @@ describe("verifyPassword", () => {
 
   it("hands at most two hashes per thread to the threads for API requests; the rest wait their turn", async () => {
     const size = hashingLoad().slots;
-    const inRequest = (check: () => Promise<boolean>) => runWithRequestContext({ ip: "192.0.2.1" }, check);
     const { mostBusy, mostWaiting } = await peak(inRequest, size * 3);
     expect(mostBusy).toBe(size);
     expect(mostWaiting).toBeGreaterThan(0);
@@ -113,9 +163,112 @@ describe("HashingBusy through the one error path (src/http/route.ts)", () => {
       retryAfter: "1",
       body: { error: "too many password checks right now, try again in a moment" },
     });
+    expect(new HashingBusy().name).toBe("HashingBusy"); // as the logs name it
   });
 
   it("leaves other errors of an OAuth endpoint as they are", async () => {
     expect(await errorResponse(new ApiError(429, "rate_limited"), request, "oauth").json()).toEqual({ error: "rate_limited" });
+  });
+});
+
+describe("the two queues", () => {
+  it("give a free place to each in turn while both wait, the API's first", async () => {
+    const stored = await hashPassword("turns");
+    await withFreshQueues({ hashQueue: 10 }, async () => {
+      const pool = hashingThreadHooks.hold();
+      try {
+        const { slots } = hashingLoad();
+        const filling = Array.from({ length: slots }, () => inRequest(() => verifyPassword(stored, "filler")));
+        await until(() => hashingLoad().busy === slots, () => `${hashingLoad().busy} of ${slots} places taken`);
+        const order = await jobsOf(async () => {
+          const page = verifyPassword(stored, "page");
+          const apis = [inRequest(() => verifyPassword(stored, "api 1")), inRequest(() => verifyPassword(stored, "api 2"))];
+          await until(() => hashingLoad().waiting.api === 2 && hashingLoad().waiting.pages === 1, () => JSON.stringify(hashingLoad().waiting));
+          pool.release();
+          await Promise.all([...filling, page, ...apis]);
+        });
+        expect(order).toEqual(["check api 1", "check page", "check api 2"]);
+        expect(hashingLoad().busy).toBe(0);
+      } finally {
+        pool.release();
+      }
+    });
+  });
+
+  it("each refuse a check beyond HASH_QUEUE at once, before any work, and count it; the admitted ones are answered", async () => {
+    const stored = await hashPassword("refused");
+    await withFreshQueues({ hashQueue: 1 }, async () => {
+      const pool = hashingThreadHooks.hold();
+      try {
+        const { slots } = hashingLoad();
+        const admitted = Array.from({ length: slots }, () => inRequest(() => verifyPassword(stored, "refused")));
+        await until(() => hashingLoad().busy === slots, () => `${hashingLoad().busy} of ${slots} places taken`);
+        admitted.push(inRequest(() => verifyPassword(stored, "refused")), verifyPassword(stored, "refused"));
+        await until(() => hashingLoad().waiting.api === 1 && hashingLoad().waiting.pages === 1, () => JSON.stringify(hashingLoad().waiting));
+        const refusals = await jobsOf(async () => {
+          await expect(inRequest(() => verifyPassword(stored, "refused"))).rejects.toBeInstanceOf(HashingBusy);
+          await expect(verifyPassword(stored, "refused")).rejects.toBeInstanceOf(HashingBusy);
+          await expect(hashPassword("refused")).rejects.toBeInstanceOf(HashingBusy);
+        });
+        expect(refusals).toEqual([]);
+        expect(hashingLoad()).toMatchObject({ busy: slots, waiting: { api: 1, pages: 1 }, bound: 1, refused: 3 });
+        pool.release();
+        expect(await Promise.all(admitted)).toEqual(admitted.map(() => true));
+      } finally {
+        pool.release();
+      }
+    });
+  });
+});
+
+describe("the measured hashing time", () => {
+  it("is measured once, at start, from a warm-up and three hashes; then kept", async () => {
+    await withFreshQueues({ hashQueue: null }, async () => {
+      expect(hashingLoad()).toMatchObject({ msPerHash: null, bound: Number.POSITIVE_INFINITY }); // nothing measured yet
+      const jobs = await jobsOf(async () => {
+        const [first, second] = [measureHashingAtStart(), measureHashingAtStart()];
+        expect(second).toBe(first);
+        await first;
+        await measureHashingAtStart();
+      });
+      expect(jobs).toEqual(["warm-up", "measure-0", "measure-1", "measure-2"]);
+      const { msPerHash, bound, threads } = hashingLoad();
+      expect(msPerHash).toBeGreaterThan(0);
+      expect(bound).toBe(hashQueueBound({ hashQueue: null }, threads, msPerHash!));
+      expect(await jobsOf(() => hashPassword("kept"))).toEqual(["kept"]);
+    });
+  });
+
+  it("is measured by the first hashes when not at start, once for all of them", async () => {
+    await withFreshQueues({ hashQueue: null }, async () => {
+      const jobs = await jobsOf(() => Promise.all([hashPassword("first"), hashPassword("second")]));
+      expect(jobs.slice(0, 4)).toEqual(["warm-up", "measure-0", "measure-1", "measure-2"]);
+      expect(jobs.slice(4).sort()).toEqual(["first", "second"]);
+      expect(hashingLoad().msPerHash).toBeGreaterThan(0);
+    });
+  });
+
+  it("is not measured when HASH_QUEUE is set", async () => {
+    await withFreshQueues({ hashQueue: 5 }, async () => {
+      expect(await jobsOf(async () => {
+        await measureHashingAtStart();
+        await hashPassword("not measured");
+      })).toEqual(["not measured"]);
+      expect(hashingLoad()).toMatchObject({ msPerHash: null, bound: 5 });
+    });
+  });
+
+  it("follows the time each hash then takes, by a twentieth of the difference", async () => {
+    await hashPassword("measured"); // measured
+    const slots = (globalThis as { __hashingSlots?: { msPerHash: number } }).__hashingSlots!;
+    const kept = slots.msPerHash;
+    try {
+      slots.msPerHash = 1_000_000; // far above what any hash takes (one takes less than a minute)
+      await hashPassword("one more");
+      expect(slots.msPerHash).toBeGreaterThan(950_000);
+      expect(slots.msPerHash).toBeLessThan(950_000 + 0.05 * 60_000);
+    } finally {
+      slots.msPerHash = kept;
+    }
   });
 });
