@@ -146,6 +146,11 @@ export function runOnHashingThread(job: HashJob, count: number): Promise<HashAns
   });
 }
 
+/** The threads made so far (0 before the first hash). */
+export function hashingThreadCount(): number {
+  return holder.__hashingThreads?.workers.length ?? 0;
+}
+
 function holdAt(word: number): { release: () => void } {
   const control = holder.__hashingThreads?.control;
   if (!control) throw new Error("no hashing threads yet: hash once first");

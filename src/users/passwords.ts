@@ -10,6 +10,8 @@ import { ServiceBusy } from "@/http/errors";
 import { requestContext } from "@/http/request-context";
 import { runOnHashingThread, type HashAnswer, type HashJob } from "@/users/hashing-threads";
 
+export { HashingThreadStopped } from "@/users/hashing-threads";
+
 const OPTIONS = { algorithm: 2 /* Argon2id */, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
 /** Hashes handed to each thread at once: the one it runs and the one it takes next. */
@@ -231,7 +233,7 @@ async function verifyOnThread(storedHash: string, password: string): Promise<boo
  * Checks a password against a stored hash. With no hash (unknown user) it still spends the same time on a
  * dummy hash, so that response times do not tell which e-mails exist. A hash that is not one is a wrong
  * password; a full queue is HashingBusy, thrown before any work; a hashing thread that stopped is
- * HashingThreadStopped from src/users/hashing-threads.ts (not decided: no wrong password).
+ * HashingThreadStopped (not decided: no wrong password).
  */
 export async function verifyPassword(storedHash: string | null, password: string): Promise<boolean> {
   if (!storedHash) {
