@@ -190,11 +190,15 @@ function createClient(): { client: Db; init: (client: Db) => Promise<void> } {
   const client = new SqliteClient({ adapter });
   return {
     client,
-    // WAL and NORMAL sync make claim-first writes race-free and fast. One statement per call.
+    // WAL and NORMAL sync make claim-first writes race-free and fast. temp_store MEMORY keeps a savepoint's
+    // journal in memory: each grouped write of src/db/fast-sql.ts is a savepoint, whose journal SQLite would
+    // otherwise move to a new temporary file past 64 KiB (docs/design.md#the-data-layer).
+    // One statement per call.
     init: async (c) => {
       await c.$queryRawUnsafe("PRAGMA journal_mode = WAL");
       await c.$executeRawUnsafe("PRAGMA synchronous = NORMAL");
       await c.$executeRawUnsafe("PRAGMA foreign_keys = ON");
+      await c.$executeRawUnsafe("PRAGMA temp_store = MEMORY");
     },
   };
 }
