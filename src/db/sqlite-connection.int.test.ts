@@ -26,27 +26,29 @@ describe.skipIf(onPostgres)("the SQLite write connection", () => {
     const d = await driver();
     if (d.kind !== "sqlite") throw new Error("expected SQLite");
     const connection = d.connection;
-    connection.exec(`CREATE TABLE IF NOT EXISTS "zz_savepoint_probe" ("id" INTEGER PRIMARY KEY, "text" TEXT NOT NULL)`);
-    connection.exec(`CREATE INDEX IF NOT EXISTS "zz_savepoint_probe_text" ON "zz_savepoint_probe" ("text")`);
-    const insert = connection.prepare(`INSERT INTO "zz_savepoint_probe" ("text") VALUES (?)`);
-    const rewrite = connection.prepare(`UPDATE "zz_savepoint_probe" SET "text" = ? || "text"`);
-    // Pages that exist before a savepoint are the ones its journal keeps: about 300 of them.
-    await d.exclusive(() => connection.transaction(() => {
-      for (let i = 0; i < 1000; i++) insert.run(`${i}:${"x".repeat(400)}`);
-    }).immediate());
     const seen: string[][] = [];
-    const inSavepoint = connection.transaction((round: number) => {
-      rewrite.run(String(round));
-      seen.push(temporaryFilesOpen());
+    // Under the connection's lock (src/db/client.ts), as every statement of ours on it.
+    await d.exclusive(() => {
+      connection.exec(`CREATE TABLE "savepoint_journal_check" ("id" INTEGER PRIMARY KEY, "text" TEXT NOT NULL)`);
+      connection.exec(`CREATE INDEX "savepoint_journal_check_text" ON "savepoint_journal_check" ("text")`);
+      try {
+        const insert = connection.prepare(`INSERT INTO "savepoint_journal_check" ("text") VALUES (?)`);
+        const rewrite = connection.prepare(`UPDATE "savepoint_journal_check" SET "text" = ? || "text"`);
+        // Pages that exist before a savepoint are the ones its journal keeps: about 300 of them.
+        connection.transaction(() => {
+          for (let i = 0; i < 1000; i++) insert.run(`${i}:${"x".repeat(400)}`);
+        }).immediate();
+        const inSavepoint = connection.transaction((round: number) => {
+          rewrite.run(String(round));
+          seen.push(temporaryFilesOpen());
+        });
+        connection.transaction(() => {
+          for (let round = 0; round < 5; round++) inSavepoint(round); // nested: a savepoint each, as a group commit's writes
+        }).immediate();
+      } finally {
+        connection.exec(`DROP TABLE "savepoint_journal_check"`);
+      }
     });
-    const outer = connection.transaction(() => {
-      for (let round = 0; round < 5; round++) inSavepoint(round); // nested: a savepoint each, as a group commit's writes
-    });
-    try {
-      await d.exclusive(() => outer.immediate());
-    } finally {
-      connection.exec(`DROP TABLE "zz_savepoint_probe"`);
-    }
     expect(seen).toHaveLength(5);
     expect(seen.flat()).toEqual([]);
   });
