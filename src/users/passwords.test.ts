@@ -27,6 +27,17 @@ async function withFreshQueues(env: Partial<Env>, work: () => Promise<void>): Pr
   }
 }
 
+/**
+ * Takes every hashing place with an API check of `password` against `stored`, and waits until all are taken.
+ * Call it with the threads held (hashingThreadHooks.hold()), so that none of them ends.
+ */
+async function fillEveryPlace(stored: string, password: string): Promise<{ slots: number; checks: Array<Promise<boolean>> }> {
+  const { slots } = hashingLoad();
+  const checks = Array.from({ length: slots }, () => inRequest(() => verifyPassword(stored, password)));
+  await until(() => hashingLoad().busy === slots, () => `${hashingLoad().busy} of ${slots} places taken`);
+  return { slots, checks };
+}
+
 /** The jobs handed to the threads while `work` runs: a hash's password, or "check <password>". */
 async function jobsOf(work: () => Promise<unknown>): Promise<string[]> {
   const jobs: string[] = [];
@@ -177,9 +188,7 @@ describe("the two queues", () => {
     await withFreshQueues({ hashQueue: 10 }, async () => {
       const pool = hashingThreadHooks.hold();
       try {
-        const { slots } = hashingLoad();
-        const filling = Array.from({ length: slots }, () => inRequest(() => verifyPassword(stored, "filler")));
-        await until(() => hashingLoad().busy === slots, () => `${hashingLoad().busy} of ${slots} places taken`);
+        const { checks: filling } = await fillEveryPlace(stored, "filler");
         const order = await jobsOf(async () => {
           const page = verifyPassword(stored, "page");
           const apis = [inRequest(() => verifyPassword(stored, "api 1")), inRequest(() => verifyPassword(stored, "api 2"))];
@@ -200,9 +209,7 @@ describe("the two queues", () => {
     await withFreshQueues({ hashQueue: 1 }, async () => {
       const pool = hashingThreadHooks.hold();
       try {
-        const { slots } = hashingLoad();
-        const admitted = Array.from({ length: slots }, () => inRequest(() => verifyPassword(stored, "refused")));
-        await until(() => hashingLoad().busy === slots, () => `${hashingLoad().busy} of ${slots} places taken`);
+        const { slots, checks: admitted } = await fillEveryPlace(stored, "refused");
         admitted.push(inRequest(() => verifyPassword(stored, "refused")), verifyPassword(stored, "refused"));
         await until(() => hashingLoad().waiting.api === 1 && hashingLoad().waiting.pages === 1, () => JSON.stringify(hashingLoad().waiting));
         const refusals = await jobsOf(async () => {
