@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { changed, merge } from "./mutation";
 
@@ -43,5 +44,25 @@ describe("merging two runs of one file, the better result of each mutant winning
     const onDisk = changed({ ...baseline, files: { "scripts/mutation.ts": { ...baseline.files["src/db/x.ts"]!, source: "before" } } }, () => ["scripts/mutation.ts"]);
     expect(onDisk.bothDatabases).toEqual(["scripts/mutation.ts"]);
     expect(onDisk.postgresMutants).toBe(4);
+  });
+});
+
+describe("test files the baseline has never seen", () => {
+  const baseline = report("code", [mutant("1", 1, "Survived", ["0"])], ["an old test"]);
+  const onDisk = ["src/db/x.int.test.ts", "scripts/mutation.test.ts"];
+
+  it("run with every re-measurement, since they may kill any of its mutants", () => {
+    const edited = { ...baseline, files: { "scripts/mutation.ts": { ...baseline.files["src/db/x.ts"], source: "before" } } };
+    const plan = changed(edited, () => ["scripts/mutation.ts"], () => onDisk);
+    expect(plan.sources).toEqual(["scripts/mutation.ts"]);
+    expect(plan.newTests).toEqual(["scripts/mutation.test.ts"]);
+    expect(plan.tests).toContain("scripts/mutation.test.ts");
+  });
+
+  it("run nothing when nothing is re-measured", () => {
+    const same = { ...baseline, files: { "scripts/mutation.test.ts": { ...baseline.files["src/db/x.ts"], source: readFileSync("scripts/mutation.test.ts", "utf8") } }, testFiles: {} };
+    const plan = changed(same, () => ["scripts/mutation.test.ts"], () => onDisk);
+    expect(plan.sources).toEqual([]);
+    expect(plan.tests).toEqual([]);
   });
 });

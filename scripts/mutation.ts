@@ -90,8 +90,11 @@ function score(path: string): number {
   return percent(all);
 }
 
-/** Files whose source on disk differs from the baseline's (or that are new), and the tests to run for them. */
-export function changed(baseline: Report, listSources: () => string[]) {
+/**
+ * Files whose source on disk differs from the baseline's (or that are new), and the tests to run for them.
+ * `listTests`: the test files on disk; the ones the baseline has never seen run with any re-measurement.
+ */
+export function changed(baseline: Report, listSources: () => string[], listTests: () => string[] = () => []) {
   const differs = (path: string, stored: string | undefined) => !existsSync(path) || stored === undefined || readFileSync(path, "utf8") !== stored;
   const sources = listSources().filter((path) => differs(path, baseline.files[path]?.source));
   const testFiles = Object.entries(baseline.testFiles ?? {});
@@ -111,6 +114,10 @@ export function changed(baseline: Report, listSources: () => string[]) {
   // in: Stryker keeps a mutant's result only from the tests it runs, so a file measured with fewer tests than
   // last time loses the kills of the ones left out.
   const covering = new Set<string>(changedTests);
+  // A test file written since the baseline was measured may reach any of them, and nothing says which: it runs
+  // whenever something is re-measured (otherwise the mutants it kills would count as survivors).
+  const newTests = listTests().filter((path) => !(path in (baseline.testFiles ?? {})));
+  if (remeasured.length > 0) for (const path of newTests) covering.add(path);
   for (const path of remeasured)
     for (const m of baseline.files[path]?.mutants ?? [])
       for (const id of [...(m.coveredBy ?? []), ...(m.killedBy ?? [])]) {
@@ -124,7 +131,7 @@ export function changed(baseline: Report, listSources: () => string[]) {
   // measures them on PostgreSQL too when it has a database for it, and combines the two the same way.
   const bothDatabases = remeasured.filter((path) => baseline.files[path]?.bestOf === true);
   const postgresMutants = bothDatabases.reduce((sum, path) => sum + baseline.files[path]!.mutants.length, 0);
-  return { sources: remeasured, tests: [...covering].sort(), changedTests, mutants, bothDatabases, postgresMutants };
+  return { sources: remeasured, tests: [...covering].sort(), changedTests, newTests, mutants, bothDatabases, postgresMutants };
 }
 
 /** The mutants a file the baseline never measured is counted as having, for the CI step's estimate. */
@@ -198,12 +205,18 @@ const mutatedFiles = () =>
     .filter((p) => p.endsWith(".ts") && !p.endsWith(".test.ts"))
     .sort();
 
+/** The test files Stryker's runs can pick from (vitest.config.ts includes them). */
+const testFilesOnDisk = () =>
+  ["src", "app"].flatMap((folder) => readdirSync(folder, { recursive: true, encoding: "utf8" }).map((p) => `${folder}/${p}`))
+    .filter((p) => p.endsWith(".test.ts"))
+    .sort();
+
 function main(argv: string[]) {
   const [command, ...args] = argv;
   if (command === "score") {
     score(args[0] ?? BASELINE);
   } else if (command === "changed") {
-    console.log(JSON.stringify(changed(read(BASELINE), mutatedFiles)));
+    console.log(JSON.stringify(changed(read(BASELINE), mutatedFiles, testFilesOnDisk)));
   } else if (command === "merge" && args.length >= 2) {
     const markUnmeasured = args.includes("--mark-unmeasured");
     const [outPath, ...inputs] = args.filter((a) => a !== "--mark-unmeasured");
