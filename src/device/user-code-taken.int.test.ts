@@ -2,7 +2,7 @@
 // docs/rules/tokens.md#device-flow): when the code drawn is taken, the endpoint draws again, at most five times.
 // The draw (node:crypto's randomInt) is steered here so that it repeats a taken code; nothing else is replaced.
 // Under Stryker the device modules are loaded before this file's mock (src/testing/stryker-preload.ts), so the
-// steering cannot reach them: the device chunk leaves this file out (MUTATE_SKIP; docs/testing.md#mutation-testing).
+// steering cannot reach them: every Stryker run leaves this file out (vitest.config.ts; docs/testing.md#mutation-testing).
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 const steer = vi.hoisted(() => ({ fixed: null as number[] | null, draws: 0 }));
