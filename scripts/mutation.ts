@@ -205,7 +205,7 @@ const mutatedFiles = () =>
     .filter((p) => p.endsWith(".ts") && !p.endsWith(".test.ts"))
     .sort();
 
-/** The test files Stryker's runs can pick from (vitest.config.ts includes them). */
+/** The test files under src/ and app/, where the tests that reach the mutated folders live. */
 const testFilesOnDisk = () =>
   ["src", "app"].flatMap((folder) => readdirSync(folder, { recursive: true, encoding: "utf8" }).map((p) => `${folder}/${p}`))
     .filter((p) => p.endsWith(".test.ts"))
