@@ -18,7 +18,7 @@ afterEach(() => {
 });
 
 describe("the start script", () => {
-  it("sets glibc's fixed mmap threshold, so that each argon2id buffer goes back to the system once freed, and runs node on the compiled server", () => {
+  it("sets glibc's fixed mmap threshold, so that the large buffers of start (V8 parsing and compiling Next's bundles) go back to the system once freed, and runs node on the compiled server", () => {
     expect(startEnvironment()).toEqual({ GLIBC_TUNABLES: "glibc.malloc.mmap_threshold=131072" });
     expect(startArguments().slice(-2)).toEqual(["dist/server.js", "start"]);
   });
