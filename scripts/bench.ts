@@ -881,12 +881,14 @@ async function rawVerifyHash(parallel: number): Promise<string> {
  * Verifications per second on `parallel` hashing threads, the way the server hashes (src/users/passwords.ts):
  * each thread handed HASHES_PER_THREAD at once, so that it takes its next the moment it ends the last. (Called
  * one at a time through @node-rs/argon2's asynchronous functions, on libuv's pool, the same machine verified
- * 6-15% fewer: docs/benchmarks.md#password-grants-and-the-hashing-threads.)
+ * 6-15% fewer: docs/benchmarks.md#password-grants-and-the-hashing-threads.) With the CPU time this process
+ * spent on them (its hashing threads and the main thread handing them over), for the comparison by CPU.
  */
-async function rawVerifyRate(stored: string, parallel: number, seconds: number): Promise<number> {
+async function rawVerifyRate(stored: string, parallel: number, seconds: number): Promise<{ rate: number; cpuUs: number; done: number }> {
   const { runOnHashingThread } = await import("../src/users/hashing-threads");
   const { HASHES_PER_THREAD } = await import("../src/users/passwords");
   let done = 0;
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const end = started + seconds * 1000;
   await Promise.all(
@@ -897,7 +899,9 @@ async function rawVerifyRate(stored: string, parallel: number, seconds: number):
       }
     }),
   );
-  return done / ((performance.now() - started) / 1000);
+  const rate = done / ((performance.now() - started) / 1000);
+  const cpu = process.cpuUsage(cpuBefore);
+  return { rate, cpuUs: cpu.user + cpu.system, done };
 }
 
 // --- Scale: 1,000,000 stored access tokens --------------------------------------------------------------
@@ -1070,6 +1074,7 @@ async function main(): Promise<void> {
   const interleaved = (scenario: Scenario) => scenario.method === "GET" || scenario.name === "password grant";
   const slices = new Map<Scenario, Figures[]>(scenarios.map((scenario) => [scenario, []]));
   const rawRates: number[] = [];
+  const rawCpu = { us: 0, done: 0 };
   const run = async (scenario: Scenario, seconds: number) => {
     const { result, cpuMs } = await measure(scenario, options, groups, seconds);
     slices.get(scenario)!.push(figures(scenario, result, scenario.connections ?? options.connections, cpuMs));
@@ -1094,8 +1099,12 @@ async function main(): Promise<void> {
   await measure(password, options, {}, WARM_UP_SECONDS);
   for (let i = 0; i < rounds; i++) {
     await run(password, slice);
-    rawRates.push(await rawVerifyRate(stored, slots, slice));
+    const raw = await rawVerifyRate(stored, slots, slice);
+    rawRates.push(raw.rate);
+    rawCpu.us += raw.cpuUs;
+    rawCpu.done += raw.done;
   }
+  const rawCpuUs = rawCpu.done > 0 ? rawCpu.us / rawCpu.done : null;
   const rawRate = rawRates.reduce((total, rate) => total + rate, 0) / rawRates.length;
   const rows: Figures[] = scenarios.map((scenario) => mergeFigures(slices.get(scenario)!));
   console.error(
@@ -1203,6 +1212,13 @@ async function main(): Promise<void> {
   if (cpu("bearer read, no token cache") !== null) {
     console.log(`  the same without the token cache  ${throughputRatio("bearer read, no token cache", "health: npm start")}x (npm start health), ${throughputRatio("bearer read, no token cache", "health: bare node:http")}x (bare node:http)`);
   }
+  // The grant's whole cost in the server (hashing threads included) against a raw verification's in this
+  // process: what the grant adds to its hash, without PostgreSQL's backends and the load generator, which share
+  // the machine's cores with it during the grants' slices but not during the raw rate's.
+  const grantCpu = cpu("password grant");
+  if (grantCpu && rawCpuUs) {
+    console.log(`  password grant vs raw argon2id    ${(rawCpuUs / grantCpu).toFixed(3)}x (${Math.round(grantCpu)} µs of the server's CPU a grant, ${Math.round(rawCpuUs)} µs a raw verification)`);
+  }
 
   const report = {
     created_at: startedAt.toISOString(),
@@ -1219,6 +1235,7 @@ async function main(): Promise<void> {
     interleaved_rounds: rounds,
     scenarios: rows,
     raw_argon2id_verify_per_second: round(rawRate, 1),
+    raw_argon2id_cpu_us_per_verify: rawCpuUs === null ? null : round(rawCpuUs, 1),
     hashing_slots: slots,
     sign_in_under_flood: {
       flood_connections: FLOOD_CONNECTIONS,
