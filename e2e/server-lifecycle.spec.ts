@@ -69,14 +69,23 @@ async function shutDownUnderLoad(server: Server, count: number) {
   const { email, client } = passwordClient(server);
   const grant = { grant_type: "password", username: email, password: PASSWORD, client_id: client.client_id, client_secret: client.client_secret };
   let signalledAt = 0;
+  let firstAnswered: () => void = () => {};
+  const first = new Promise<void>((done) => (firstAnswered = done));
   const requests = Array.from({ length: count }, () =>
     tokenRequest(grant).then(
-      async (response) => ({ status: response.status, body: (await response.json()) as Record<string, unknown>, after: signalledAt > 0 }),
-      (error: Error) => ({ status: 0, body: { failed: String(error.cause ?? error) } as Record<string, unknown>, after: signalledAt > 0 }),
+      async (response) => {
+        firstAnswered();
+        return { status: response.status, body: (await response.json()) as Record<string, unknown>, after: signalledAt > 0 };
+      },
+      (error: Error) => {
+        firstAnswered();
+        return { status: 0, body: { failed: String(error.cause ?? error) } as Record<string, unknown>, after: signalledAt > 0 };
+      },
     ),
   );
-  // Each grant hashes for ~11 ms or more, at most one per core at a time: most are still queued 50 ms in.
-  await new Promise((done) => setTimeout(done, 50));
+  // The signal goes out when the first grant has been answered: each grant hashes for several milliseconds, at
+  // most one per core at a time, so the server then still holds most of the others (however fast the machine).
+  await first;
   signalledAt = performance.now();
   server.child.kill("SIGTERM");
   // The server says how many requests it holds, and once it has stopped accepting, a new connection is refused.
@@ -101,7 +110,13 @@ async function shutDownUnderLoad(server: Server, count: number) {
   const results = await Promise.all(requests);
   const code = await server.exited;
   if (results.some((result) => result.status !== 200) || code !== 0) console.log(server.output.join(""));
-  return { results, code, probe, inFlightAtSignal: draining?.inFlight ?? 0 };
+  // Every serving process says what it held (with WORKERS, each worker its own share).
+  const held = server.output
+    .join("")
+    .split("\n")
+    .filter((text) => text.includes('"message":"shutting down: finishing requests in flight"'))
+    .reduce((total, text) => total + ((JSON.parse(text) as { inFlight?: number }).inFlight ?? 0), 0);
+  return { results, code, probe, inFlightAtSignal: draining ? held : 0 };
 }
 
 test("SIGTERM lets the requests in flight finish, refuses new connections, and exits 0", async () => {
