@@ -89,10 +89,16 @@ async function shutDownUnderLoad(server: Server, count: number) {
   signalledAt = performance.now();
   server.child.kill("SIGTERM");
   // The server says how many requests it holds, and once it has stopped accepting, a new connection is refused.
+  const linesSaying = (message: string) =>
+    server.output
+      .join("")
+      .split("\n")
+      .filter((text) => text.includes(`"message":"${message}"`))
+      .map((text) => JSON.parse(text) as { inFlight?: number });
   const logLine = async (message: string) => {
     for (let waited = 0; waited < 10_000; waited += 10) {
-      const line = server.output.join("").split("\n").find((text) => text.includes(`"message":"${message}"`));
-      if (line) return JSON.parse(line) as { inFlight?: number };
+      const [line] = linesSaying(message);
+      if (line) return line;
       await new Promise((done) => setTimeout(done, 10));
     }
     return null;
@@ -111,11 +117,7 @@ async function shutDownUnderLoad(server: Server, count: number) {
   const code = await server.exited;
   if (results.some((result) => result.status !== 200) || code !== 0) console.log(server.output.join(""));
   // Every serving process says what it held (with WORKERS, each worker its own share).
-  const held = server.output
-    .join("")
-    .split("\n")
-    .filter((text) => text.includes('"message":"shutting down: finishing requests in flight"'))
-    .reduce((total, text) => total + ((JSON.parse(text) as { inFlight?: number }).inFlight ?? 0), 0);
+  const held = linesSaying("shutting down: finishing requests in flight").reduce((total, line) => total + (line.inFlight ?? 0), 0);
   return { results, code, probe, inFlightAtSignal: draining ? held : 0 };
 }
 
