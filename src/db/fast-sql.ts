@@ -12,7 +12,8 @@
 // - clientByClientId: the client of a token, revocation or introspection request, the first read of each
 //   (RFC 6749 2.3.1), and userByEmail, the password grant's resource owner (RFC 6749 4.3.2). Every column,
 //   typed as Prisma types it (from the declared column types), so that a column added to the model needs
-//   nothing here;
+//   nothing here; on PostgreSQL a registered client's row is kept under the token cache's lease
+//   (src/db/pg-token-cache.ts), so that a token request makes no round trip for its client;
 // - reserveSlots, releaseSlots: the limiter's reservation of one slot per key, and giving them back
 //   (src/limits/limiter.ts holds the rules): every password check and every other limited attempt takes one;
 //   reserveSlotsWithUser, the password grant's reservation together with its resource owner by e-mail (the
@@ -56,7 +57,7 @@ import { connectedDriver, driver } from "@/db/client";
 import { databaseFailure } from "@/db/errors";
 import { env } from "@/env";
 import { log } from "@/observability/log";
-import { tokenCacheHits } from "@/observability/metrics";
+import { clientCacheHits, tokenCacheHits } from "@/observability/metrics";
 
 /** A live access token as the bearer read finds it (possibly shared from the token cache: read-only). */
 export type { BearerToken };
@@ -741,9 +742,24 @@ export function userByEmail(email: string): Promise<User | null> {
   return typedRow<User>("userByEmail", email);
 }
 
-/** The registered client with this public client_id, or null. */
-export function clientByClientId(clientId: string): Promise<Client | null> {
-  return typedRow<Client>("client", clientId);
+/**
+ * The registered client with this public client_id, or null. On PostgreSQL a registered client's row comes
+ * from the token cache's lease while it holds (src/db/pg-token-cache.ts), a copy for each caller; on SQLite
+ * the read is one in-process statement of a few microseconds, with nothing to save.
+ */
+export async function clientByClientId(clientId: string): Promise<Client | null> {
+  const known = connectedDriver();
+  const cache = known?.kind === "postgresql" ? known.tokenCache : null;
+  if (!cache) return typedRow<Client>("client", clientId);
+  const hit = cache.getClient(clientId);
+  if (hit !== undefined) {
+    clientCacheHits.count++;
+    return { ...hit };
+  }
+  const generation = cache.generation; // before the lookup
+  const row = await typedRow<Client>("client", clientId);
+  if (row) cache.putClient(row, generation);
+  return row;
 }
 
 /** The authorization code with this digest, used or not, or null (RFC 6749 4.1.3). */

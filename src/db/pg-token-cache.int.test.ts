@@ -125,7 +125,7 @@ describe.skipIf(!onPostgres)("the PostgreSQL token cache", () => {
   }, 20_000);
 });
 
-describe.skipIf(!onPostgres)("the token cache's triggers (prisma/postgresql/migrations/20261124000000_token_cache)", () => {
+describe.skipIf(!onPostgres)("the token cache's triggers (prisma/postgresql/migrations/20261124000000_token_cache, 20261128000000_client_cache)", () => {
   /** Whether running `sql` in a transaction of its own raised the invalidation notice, and how often. */
   async function notices(sql: string, values: unknown[] = []): Promise<number> {
     let count = 0;
@@ -155,13 +155,19 @@ describe.skipIf(!onPostgres)("the token cache's triggers (prisma/postgresql/migr
     expect(await notices(`UPDATE "User" SET "email" = 'other-' || "email" WHERE "id" = $1`, [user])).toBe(1);
     expect(await notices(`DELETE FROM "User" WHERE "id" = $1`, [user])).toBe(1);
     expect(await notices(`UPDATE "Client" SET "firstParty" = NOT "firstParty" WHERE "id" = $1`, [token.clientId])).toBe(1);
+    // A registered client's row, kept whole (20261128000000_client_cache): any column, or its deletion.
+    expect(await notices(`UPDATE "Client" SET "name" = 'Other' WHERE "id" = $1`, [token.clientId])).toBe(1);
+    expect(await notices(`UPDATE "Client" SET "secretDigest" = 'other' WHERE "id" = $1`, [token.clientId])).toBe(1);
+    expect(await notices(`DELETE FROM "Client" WHERE "id" = $1`, [token.clientId])).toBe(1);
     expect(await notices(`UPDATE "AccessToken" SET "revokedAt" = now() WHERE "userId" = $1 OR "id" = $2`, [user, token.id])).toBe(1);
-    // What it does not: issuing and rotating tokens, a grant's use, a user's other columns, a client's name.
+    // What it does not: issuing and rotating tokens, a grant's use, a user's other columns, a metadata
+    // document's row refreshed (never kept).
     expect(await notices(`UPDATE "Grant" SET "lastUsedAt" = now() WHERE "id" = $1`, [token.grantId])).toBe(0);
     expect(await notices(`UPDATE "RefreshToken" SET "usedAt" = now() WHERE "grantId" = $1`, [token.grantId])).toBe(0);
     expect(await notices(`INSERT INTO "AccessToken" ("digest", "grantId", "clientId", "userId", "scopes", "expiresAt") VALUES ('x', $1, $2, $3, 'readonly', now())`, [token.grantId, token.clientId, user])).toBe(0);
     expect(await notices(`UPDATE "User" SET "sessionVersion" = "sessionVersion" + 1, "name" = "name" WHERE "id" = $1`, [user])).toBe(0);
-    expect(await notices(`UPDATE "Client" SET "name" = 'Other' WHERE "id" = $1`, [token.clientId])).toBe(0);
+    await outside.query(`UPDATE "Client" SET "metadataDocumentExpiresAt" = now() WHERE "id" = $1`, [token.clientId]); // (committed: a metadata document's row)
+    expect(await notices(`UPDATE "Client" SET "name" = 'Other', "metadataDocumentExpiresAt" = now() WHERE "id" = $1`, [token.clientId])).toBe(0);
     // TRUNCATE fires no row trigger: a statement trigger of its own (rolled back with the rest).
     expect(await notices(`TRUNCATE "AccessToken"`)).toBe(1);
   });

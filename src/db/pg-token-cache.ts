@@ -33,12 +33,20 @@
 // (prisma/postgresql/migrations/20261127180000_page_cache); a notification there empties the pages only
 // (pageGeneration), and the commit is held back as for a token's change. Every emptying of the token cache
 // (a user's name or e-mail among its causes) empties the pages too.
+//
+// The same lease covers registered clients' rows (getClient/putClient: the first read of every token,
+// revocation and introspection request, src/db/fast-sql.ts clientByClientId): any change or deletion of a
+// client's row, other than a metadata document's (src/client-metadata-documents, never read from here),
+// notifies INVALIDATION_CHANNEL (prisma/postgresql/migrations/20261128000000_client_cache), which empties
+// tokens, clients and pages alike. So a secret rotated, a redirect URI or scope changed, a client deleted, on
+// any instance, is in every instance's answer to a request that arrives after the change was answered.
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { env } from "@/env";
 import { log } from "@/observability/log";
 import type { BearerToken } from "@/db/bearer-token";
+import type { Client } from "@/generated/sqlite/client";
 
 export const INVALIDATION_CHANNEL = "token_cache";
 export const INVALIDATION_NOTICE = "token_cache: invalidated";
@@ -46,6 +54,8 @@ export const PAGE_CHANNEL = "page_cache";
 export const PAGE_NOTICE = "page_cache: invalidated";
 /** How old the newest heartbeat may be for a cache hit; and how long an invalidating commit is held back. */
 export const STALENESS_MS = 40;
+/** At most this many client rows are kept (TOKEN_CACHE_SIZE permitting): the clients in use at once. */
+const CLIENT_ROWS = 1_000;
 const HEARTBEAT_MS = 20;
 /** The heartbeats stop when no bearer read asked for this long (the next read asks the database). */
 const IDLE_AFTER_MS = 2_000;
@@ -57,6 +67,8 @@ type Entry = { token: BearerToken; expiresAtMs: number };
 
 export class PgTokenCache {
   private readonly tokens = new Map<string, Entry>();
+  /** Registered clients' rows by client_id (never a metadata document's: see above). */
+  private readonly clients = new Map<string, Readonly<Client>>();
   /** Bumped whenever the cache is emptied: a lookup that began before then must not fill it. */
   private generationCount = 0;
   /** The same for the collection-page cache: bumped with every emptying of either. */
@@ -121,6 +133,22 @@ export class PgTokenCache {
     this.tokens.set(digest, { token, expiresAtMs });
   }
 
+  /** The cached row of the registered client `clientId`, or undefined: ask the database. */
+  getClient(clientId: string): Readonly<Client> | undefined {
+    const now = performance.now();
+    this.lastUse = now;
+    if (this.timer === null) this.start();
+    if (now - this.horizon >= STALENESS_MS) return undefined;
+    return this.clients.get(clientId);
+  }
+
+  /** Keeps a registered client's row the database answered, unless the cache was emptied since the lookup began. */
+  putClient(client: Client, generation: number): void {
+    if (generation !== this.generationCount || this.size <= 0 || client.metadataDocumentExpiresAt !== null) return;
+    if (this.clients.size >= Math.min(this.size, CLIENT_ROWS)) this.clients.delete(this.clients.keys().next().value!);
+    this.clients.set(client.clientId, Object.freeze({ ...client }));
+  }
+
   /** Stops the heartbeats and closes the listening connection (shutdown, tests). */
   async close(): Promise<void> {
     this.closed = true;
@@ -132,6 +160,7 @@ export class PgTokenCache {
 
   private clear(): void {
     this.tokens.clear();
+    this.clients.clear();
     // Stryker disable next-line UpdateOperator: any change of the count makes a lookup that began before it stale
     this.generationCount++;
     this.pageGenerationCount++;

@@ -36,6 +36,7 @@ const holder = globalThis as typeof globalThis & {
   __appMetrics?: Metrics;
   __appTokenCacheHits?: { count: number };
   __appPageCacheHits?: { count: number };
+  __appClientCacheHits?: { count: number };
   __appOutboxDepth?: OutboxDepthReader;
 };
 
@@ -46,6 +47,8 @@ export function measureOutboxDepth(read: OutboxDepthReader): void {
 
 /** Bearer reads answered from the token cache: `tokenCacheHits.count++` costs the hot path nothing more. */
 export const tokenCacheHits: { count: number } = (holder.__appTokenCacheHits ??= { count: 0 });
+/** Client look-ups answered from the token cache's client rows (PostgreSQL), counted the same way. */
+export const clientCacheHits: { count: number } = (holder.__appClientCacheHits ??= { count: 0 });
 /** Collection pages answered from the page cache, counted the same way. */
 export const pageCacheHits: { count: number } = (holder.__appPageCacheHits ??= { count: 0 });
 
@@ -90,6 +93,15 @@ function create(): Metrics {
     collect() {
       this.reset();
       this.inc(tokenCacheHits.count);
+    },
+  });
+  new Counter({
+    name: "client_cache_hits_total",
+    help: "Client look-ups answered from the cache of client rows (PostgreSQL)",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(clientCacheHits.count);
     },
   });
   new Counter({
