@@ -112,6 +112,8 @@ type Figures = {
   requests_completed: number;
   /** CPU time the server's processes spent per request (less disturbed by other load than req/s). */
   server_cpu_us_per_request: number | null;
+  /** CPU time PostgreSQL's processes spent per request, on PostgreSQL (all of them: the servers' and the bench's). */
+  database_cpu_us_per_request: number | null;
   measured_seconds: number;
   non_2xx: number;
   errors: number;
@@ -305,6 +307,27 @@ function groupCpuMs(pgid: number): number {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (Number(fields[2]) !== pgid) continue;
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
+/**
+ * CPU time (user + system, ms) of every PostgreSQL process on the machine (the backends serving the servers,
+ * and PostgreSQL's own), when the bench runs on PostgreSQL; null on SQLite, whose work is the server's.
+ */
+let databaseCpuMs: () => number | null = () => null;
+function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== "postgres") continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       total += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
     } catch {
       // gone meanwhile
@@ -689,9 +712,10 @@ async function warmUp(scenarios: Scenario[]): Promise<void> {
   }
 }
 
-async function measure(scenario: Scenario, options: Options, groups: ServerGroups = {}, seconds = options.duration): Promise<{ result: Result; cpuMs: number | null }> {
+async function measure(scenario: Scenario, options: Options, groups: ServerGroups = {}, seconds = options.duration): Promise<{ result: Result; cpuMs: number | null; databaseMs: number | null }> {
   const pgid = groups[scenario.base];
   const before = pgid ? groupCpuMs(pgid) : 0;
+  const databaseBefore = databaseCpuMs();
   running = autocannon({
     url: scenario.base,
     title: scenario.name,
@@ -702,13 +726,14 @@ async function measure(scenario: Scenario, options: Options, groups: ServerGroup
   });
   try {
     const result = await running;
-    return { result, cpuMs: pgid ? groupCpuMs(pgid) - before : null };
+    const databaseAfter = databaseCpuMs();
+    return { result, cpuMs: pgid ? groupCpuMs(pgid) - before : null, databaseMs: databaseAfter === null || databaseBefore === null ? null : databaseAfter - databaseBefore };
   } finally {
     running = null;
   }
 }
 
-function figures(scenario: Scenario, result: Result, connections: number, cpuMs: number | null = null): Figures {
+function figures(scenario: Scenario, result: Result, connections: number, cpuMs: number | null = null, databaseMs: number | null = null): Figures {
   return {
     scenario: scenario.name,
     server: scenario.base,
@@ -720,6 +745,7 @@ function figures(scenario: Scenario, result: Result, connections: number, cpuMs:
     latency_ms: { p50: result.latency.p50, p99: result.latency.p99, average: round(result.latency.average), max: result.latency.max },
     requests_completed: result.requests.total,
     server_cpu_us_per_request: cpuMs === null || !result.requests.total ? null : Math.round((cpuMs * 1000) / result.requests.total),
+    database_cpu_us_per_request: databaseMs === null || !result.requests.total ? null : Math.round((databaseMs * 1000) / result.requests.total),
     // autocannon samples once a second and may take one more sample than --duration asks for.
     measured_seconds: result.duration,
     non_2xx: result.non2xx,
@@ -741,6 +767,7 @@ function mergeFigures(slices: Figures[]): Figures {
   const seconds = sum((f) => f.measured_seconds);
   const weighted = (pick: (f: Figures) => number) => (requests ? sum((f) => pick(f) * f.requests_completed) / requests : 0);
   const cpuKnown = slices.every((f) => f.server_cpu_us_per_request !== null);
+  const databaseKnown = slices.every((f) => f.database_cpu_us_per_request !== null);
   const statusCodes: Record<string, number> = {};
   for (const f of slices) for (const [code, count] of Object.entries(f.status_codes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
   return {
@@ -754,6 +781,7 @@ function mergeFigures(slices: Figures[]): Figures {
     },
     requests_completed: requests,
     server_cpu_us_per_request: cpuKnown && requests ? Math.round(weighted((f) => f.server_cpu_us_per_request!)) : null,
+    database_cpu_us_per_request: databaseKnown && requests ? Math.round(weighted((f) => f.database_cpu_us_per_request!)) : null,
     measured_seconds: seconds,
     non_2xx: sum((f) => f.non_2xx),
     errors: sum((f) => f.errors),
@@ -1002,6 +1030,7 @@ async function main(): Promise<void> {
   const load = loadavg().map((value) => round(value, 2));
   if (load[0]! > cpus().length * 0.5) console.error(`Warning: load average ${load.join(", ")} on ${cpus().length} CPUs: the figures will be disturbed.`);
   const database = await prepareDatabase(options, stamp);
+  if (database.kind === "postgresql") databaseCpuMs = postgresCpuMs;
   cleanups.push(database.cleanup);
 
   const bases: Bases = {
@@ -1076,8 +1105,8 @@ async function main(): Promise<void> {
   const rawRates: number[] = [];
   const rawCpu = { us: 0, done: 0 };
   const run = async (scenario: Scenario, seconds: number) => {
-    const { result, cpuMs } = await measure(scenario, options, groups, seconds);
-    slices.get(scenario)!.push(figures(scenario, result, scenario.connections ?? options.connections, cpuMs));
+    const { result, cpuMs, databaseMs } = await measure(scenario, options, groups, seconds);
+    slices.get(scenario)!.push(figures(scenario, result, scenario.connections ?? options.connections, cpuMs, databaseMs));
   };
   const say = (scenario: Scenario, how: string) =>
     console.error(`  ${scenario.name}: ${scenario.method} ${scenario.base}${scenario.path}, ${scenario.connections ?? options.connections} connections, ${how}`);
@@ -1216,8 +1245,10 @@ async function main(): Promise<void> {
   // process: what the grant adds to its hash, without PostgreSQL's backends and the load generator, which share
   // the machine's cores with it during the grants' slices but not during the raw rate's.
   const grantCpu = cpu("password grant");
+  const grantDatabaseCpu = rows.find((row) => row.scenario === "password grant")?.database_cpu_us_per_request ?? null;
   if (grantCpu && rawCpuUs) {
-    console.log(`  password grant vs raw argon2id    ${(rawCpuUs / grantCpu).toFixed(3)}x (${Math.round(grantCpu)} µs of the server's CPU a grant, ${Math.round(rawCpuUs)} µs a raw verification)`);
+    const database = grantDatabaseCpu === null ? "" : `; and ${grantDatabaseCpu} µs of PostgreSQL's, ${(rawCpuUs / (grantCpu + grantDatabaseCpu)).toFixed(3)}x with it`;
+    console.log(`  password grant vs raw argon2id    ${(rawCpuUs / grantCpu).toFixed(3)}x (${Math.round(grantCpu)} µs of the server's CPU a grant, ${Math.round(rawCpuUs)} µs a raw verification${database})`);
   }
 
   const report = {
