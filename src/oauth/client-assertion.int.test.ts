@@ -2,8 +2,9 @@
 // docs/rules/tokens.md#client-assertions, docs/rules/tokens.md#client-keys) against the real route handlers and
 // database: an assertion that works at the token, PAR, revocation, introspection and device endpoints; every
 // refusal (replayed, two at once, expired, exp too far ahead, wrong aud, wrong iss/sub, HS256, another key, a
-// client without keys); a private_key_jwt client's secret-less ways refused; the keys through registration and
-// the CLI; the jti rows pruned.
+// client without keys, a jti empty, not a string or over 256 characters, an iat after exp, an assertion over 8,000
+// characters), and the limits themselves taken; a private_key_jwt client's secret-less ways refused; the keys
+// through registration and the CLI; the jti rows pruned.
 import { randomUUID } from "node:crypto";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -118,6 +119,31 @@ describe("client assertions at the token endpoint", () => {
     const seconds = Math.floor(nowMs() / 1000);
     expect((await tokenWith(await assertion(client.client_id, { claims: { iat: seconds + 120, exp: seconds + 200 } }))).status).toBe(401);
     expect((await tokenWith(await assertion(client.client_id, { claims: { jti: undefined } }))).status).toBe(401);
+  });
+
+  it("takes the token endpoint's URL without its trailing slash as aud, a 256-character jti, no iat, and an iat equal to exp", async () => {
+    const { client } = await keyedClient();
+    expect((await tokenWith(await assertion(client.client_id, { audience: `${ISS}${TOKEN.slice(0, -1)}` }))).status).toBe(200);
+    expect((await tokenWith(await assertion(client.client_id, { audience: [`${ISS}/elsewhere`, `${ISS}${TOKEN}`] }))).status).toBe(200);
+    const longest = randomUUID().replace(/-/g, "").repeat(8); // 256 characters
+    expect((await tokenWith(await assertion(client.client_id, { claims: { jti: longest } }))).status).toBe(200);
+    // iat is optional, and may equal exp.
+    const seconds = Math.floor(nowMs() / 1000);
+    expect((await tokenWith(await assertion(client.client_id, { claims: { iat: undefined } }))).status).toBe(200);
+    expect((await tokenWith(await assertion(client.client_id, { claims: { iat: seconds + 20, exp: seconds + 20 } }))).status).toBe(200);
+  });
+
+  it("refuses an empty, a numeric or a 257-character jti, an iat after exp, and an assertion over 8,000 characters", async () => {
+    const { client } = await keyedClient();
+    const seconds = Math.floor(nowMs() / 1000);
+    for (const claims of [{ jti: "" }, { jti: 12345 }, { jti: `${randomUUID().replace(/-/g, "").repeat(8)}x` }, { iat: seconds + 30, exp: seconds + 20 }, { padding: "p".repeat(8_000) }]) {
+      const refused = await tokenWith(await assertion(client.client_id, { claims }));
+      expect({ claims: Object.keys(claims), status: refused.status, json: refused.json }).toEqual({ claims: Object.keys(claims), status: 401, json: { error: "invalid_client" } });
+    }
+    // Nothing was used up: the same claims within the limits pass.
+    const within = await assertion(client.client_id, { claims: { iat: seconds + 10, exp: seconds + 20, padding: "p".repeat(5_500) } });
+    expect(within.length).toBeGreaterThan(7_500);
+    expect((await tokenWith(within)).status).toBe(200);
   });
 
   it("refuses an assertion for another audience", async () => {
