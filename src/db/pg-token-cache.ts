@@ -110,6 +110,11 @@ export class PgTokenCache {
 
   /** Whether a kept page may be answered now (the lease, as for a token); starts the heartbeats if needed. */
   pagesFresh(): boolean {
+    return this.inUse();
+  }
+
+  /** A read of any kind: keeps (or starts) the heartbeats, and answers whether the lease holds now. */
+  private inUse(): boolean {
     const now = performance.now();
     this.lastUse = now;
     if (this.timer === null) this.start();
@@ -118,10 +123,7 @@ export class PgTokenCache {
 
   /** The cached live token for `digest` at `atMs`, or undefined: ask the database. */
   get(digest: string, atMs: number): BearerToken | undefined {
-    const now = performance.now();
-    this.lastUse = now;
-    if (this.timer === null) this.start();
-    if (now - this.horizon >= STALENESS_MS) return undefined;
+    if (!this.inUse()) return undefined;
     const entry = this.tokens.get(digest);
     return entry !== undefined && entry.expiresAtMs > atMs ? entry.token : undefined;
   }
@@ -135,11 +137,7 @@ export class PgTokenCache {
 
   /** The cached row of the registered client `clientId`, or undefined: ask the database. */
   getClient(clientId: string): Readonly<Client> | undefined {
-    const now = performance.now();
-    this.lastUse = now;
-    if (this.timer === null) this.start();
-    if (now - this.horizon >= STALENESS_MS) return undefined;
-    return this.clients.get(clientId);
+    return this.inUse() ? this.clients.get(clientId) : undefined;
   }
 
   /** Keeps a registered client's row the database answered, unless the cache was emptied since the lookup began. */
