@@ -12,6 +12,7 @@ import { formatScope, type Scope } from "@/oauth/scope";
 import { mintTokens } from "@/oauth/tokens";
 import { createUser } from "@/users/create-user";
 import { consentCsrfToken } from "@/oauth/authorization-request";
+import { deviceFormCsrfToken } from "@/device/verify-user-code";
 import { BASE, call } from "@/testing/app";
 import { sessionCookie } from "@/testing/session";
 
@@ -70,6 +71,41 @@ export async function approvedCode(redirectUri: string) {
     raw: new URLSearchParams({ request: sealed, csrf: consentCsrfToken(user.id, sealed), decision: "approve" }).toString(),
   });
   return { user, client, code: new URL(decided.headers.get("location")!).searchParams.get("code")! };
+}
+
+/**
+ * The device flow's approval through its pages (RFC 8628 3.3): `user`, signed in, types `userCode` on the
+ * device page and approves the consent form it leads to.
+ */
+export async function approveUserCode(user: { id: number; name?: string; email?: string }, userCode: string): Promise<void> {
+  const cookie = await sessionCookie(user);
+  const typed = await call("POST", "/device/verify", {
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: BASE, cookie },
+    raw: new URLSearchParams({ user_code: userCode, csrf: deviceFormCsrfToken(user.id) }).toString(),
+  });
+  const sealed = new URL(typed.headers.get("location")!, BASE).searchParams.get("request")!;
+  const decided = await call("POST", "/consent/decide", {
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: BASE, cookie },
+    raw: new URLSearchParams({ request: sealed, csrf: consentCsrfToken(user.id, sealed), decision: "approve" }).toString(),
+  });
+  const location = decided.headers.get("location");
+  if (location !== "/device?done=approved") throw new Error(`device approval failed: ${decided.status} ${location ?? decided.text}`);
+}
+
+/**
+ * A public device client of another user, a device authorization it started (RFC 8628 3.1), approved by a new
+ * user; and the client's poll of it at the token endpoint (RFC 8628 3.4).
+ */
+export async function approvedDeviceCode() {
+  const owner = await makeUser();
+  const user = await makeUser();
+  const client = await makeClient({ ownerId: owner.id, grantType: "device_code", redirectUris: [], isPublic: true });
+  const started = await call("POST", "/api/connect/oauth2/device/", { body: { client_id: client.client_id } });
+  const { device_code, user_code } = started.json as { device_code: string; user_code: string };
+  await approveUserCode(user, user_code);
+  const poll = () =>
+    call("POST", "/api/connect/oauth2/token/", { body: { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code, client_id: client.client_id } });
+  return { user, client, device_code, poll };
 }
 
 /**

@@ -5,20 +5,16 @@
 // slow_down, and the interval grows by 5 seconds (3.5), which the next poll feels.
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/clock";
-import { consentCsrfToken } from "@/oauth/authorization-request";
 import { currentSigningKey } from "@/oidc/keys";
 import { digest } from "@/secrets";
 import { db } from "@/db/client";
 import { call } from "@/testing/app";
-import { makeClient, makeUser } from "@/testing/factories";
+import { approveUserCode, makeClient, makeUser } from "@/testing/factories";
 import { holdClaims } from "@/testing/race";
-import { sessionCookie } from "@/testing/session";
-import { deviceFormCsrfToken } from "@/device/verify-user-code";
 
 const DEVICE = "/api/connect/oauth2/device/";
 const TOKEN = "/api/connect/oauth2/token/";
 const GRANT = "urn:ietf:params:oauth:grant-type:device_code";
-const ISS = "http://localhost:3000";
 
 afterEach(() => resetClock());
 
@@ -32,20 +28,6 @@ async function started() {
   const poll = () => call("POST", TOKEN, { body: { grant_type: GRANT, device_code, client_id: client.client_id } });
   const row = await (await db()).deviceAuthorization.findUniqueOrThrow({ where: { deviceCodeDigest: digest(device_code) } });
   return { user, client, poll, user_code, rowId: row.id };
-}
-
-async function approve(user: { id: number; name?: string; email?: string }, userCode: string) {
-  const cookie = await sessionCookie(user);
-  const typed = await call("POST", "/device/verify", {
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: ISS, cookie },
-    raw: new URLSearchParams({ user_code: userCode, csrf: deviceFormCsrfToken(user.id) }).toString(),
-  });
-  const sealed = new URL(typed.headers.get("location")!, ISS).searchParams.get("request")!;
-  const decided = await call("POST", "/consent/decide", {
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: ISS, cookie },
-    raw: new URLSearchParams({ request: sealed, csrf: consentCsrfToken(user.id, sealed), decision: "approve" }).toString(),
-  });
-  expect(decided.headers.get("location")).toBe("/device?done=approved");
 }
 
 /** Fires two polls while the test holds every write to the device authorization, then lets them go. */
@@ -63,7 +45,7 @@ async function twoPollsThatReadBeforeEitherWrites(s: Awaited<ReturnType<typeof s
 describe("two polls of one device code that overlap", () => {
   it("approved: one gets the tokens, recorded once as token.issued; the other is invalid_grant", async () => {
     const s = await started();
-    await approve(s.user, s.user_code);
+    await approveUserCode(s.user, s.user_code);
     const results = await twoPollsThatReadBeforeEitherWrites(s);
     const winner = results.find((res) => res.status === 200);
     const loser = results.find((res) => res.status !== 200);

@@ -4,16 +4,15 @@
 // approved device code is spent or revoked by it, and the client's retry gets the tokens.
 import { describe, expect, it } from "vitest";
 import { consentCsrfToken } from "@/oauth/authorization-request";
-import { deviceFormCsrfToken } from "@/device/verify-user-code";
 import { BASE, call } from "@/testing/app";
-import { makeClient, makeUser } from "@/testing/factories";
+import { approvedDeviceCode, makeClient, makeUser } from "@/testing/factories";
 import { refuseInserts } from "@/testing/faults";
 import { sessionCookie } from "@/testing/session";
 
 const TOKEN = "/api/connect/oauth2/token/";
 const REDIRECT = "https://client.example.test/callback";
 
-/** Approves the consent form the authorization request (or the /device form) led to. */
+/** Approves the consent form the authorization request led to. */
 async function approve(userId: number, cookie: string, consentLocation: string) {
   const sealed = new URL(consentLocation, BASE).searchParams.get("request")!;
   return call("POST", "/consent/decide", {
@@ -53,19 +52,7 @@ describe("a failure while issuing tokens consumes nothing", () => {
   });
 
   it("the approved device code still works afterwards", async () => {
-    const owner = await makeUser();
-    const user = await makeUser();
-    const client = await makeClient({ ownerId: owner.id, grantType: "device_code", redirectUris: [], isPublic: true });
-    const started = await call("POST", "/api/connect/oauth2/device/", { body: { client_id: client.client_id } });
-    const { device_code, user_code } = started.json as { device_code: string; user_code: string };
-    const cookie = await sessionCookie(user);
-    const typed = await call("POST", "/device/verify", {
-      headers: { "content-type": "application/x-www-form-urlencoded", origin: BASE, cookie },
-      raw: new URLSearchParams({ user_code, csrf: deviceFormCsrfToken(user.id) }).toString(),
-    });
-    expect((await approve(user.id, cookie, typed.headers.get("location")!)).headers.get("location")).toBe("/device?done=approved");
-    await failsThenWorks(user.id, () =>
-      call("POST", TOKEN, { body: { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code, client_id: client.client_id } }),
-    );
+    const { user, poll } = await approvedDeviceCode();
+    await failsThenWorks(user.id, poll);
   });
 });

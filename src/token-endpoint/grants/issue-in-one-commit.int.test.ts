@@ -10,19 +10,15 @@ import { describe, expect, it } from "vitest";
 import { db, write } from "@/db/client";
 import { exchangeCode } from "@/db/fast-sql";
 import { auditRow } from "@/audit/record-event";
-import { consentCsrfToken } from "@/oauth/authorization-request";
-import { deviceFormCsrfToken } from "@/device/verify-user-code";
 import { mintTokens } from "@/oauth/tokens";
 import { digest } from "@/secrets";
 import { now } from "@/clock";
-import { BASE, call } from "@/testing/app";
-import { approvedCode, makeClient, makeUser } from "@/testing/factories";
+import { call } from "@/testing/app";
+import { approvedCode, approvedDeviceCode, makeClient, makeUser } from "@/testing/factories";
 import { refuseInserts } from "@/testing/faults";
-import { sessionCookie } from "@/testing/session";
 
 const TOKEN = "/api/connect/oauth2/token/";
 const REDIRECT = "https://client.example.test/callback";
-const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
 async function codeScene() {
   const { user, client, code } = await approvedCode(REDIRECT);
@@ -54,28 +50,6 @@ async function withoutAudit(userId: number, request: () => ReturnType<typeof cal
 const setConfirmed = (userId: number, confirmed: boolean) =>
   write((tx) => tx.user.update({ where: { id: userId }, data: { emailVerifiedAt: confirmed ? now() : null } }));
 
-/** A device code approved by a signed-in user, and the client's poll of it at the token endpoint. */
-async function deviceScene() {
-  const owner = await makeUser();
-  const user = await makeUser();
-  const client = await makeClient({ ownerId: owner.id, grantType: "device_code", redirectUris: [], isPublic: true });
-  const started = await call("POST", "/api/connect/oauth2/device/", { body: { client_id: client.client_id } });
-  const { device_code, user_code } = started.json as { device_code: string; user_code: string };
-  const cookie = await sessionCookie(user);
-  const typed = await call("POST", "/device/verify", {
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: BASE, cookie },
-    raw: new URLSearchParams({ user_code, csrf: deviceFormCsrfToken(user.id) }).toString(),
-  });
-  const sealed = new URL(typed.headers.get("location")!, BASE).searchParams.get("request")!;
-  const decided = await call("POST", "/consent/decide", {
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: BASE, cookie },
-    raw: new URLSearchParams({ request: sealed, csrf: consentCsrfToken(user.id, sealed), decision: "approve" }).toString(),
-  });
-  expect(decided.headers.get("location")).toBe("/device?done=approved");
-  const poll = () => call("POST", TOKEN, { body: { grant_type: DEVICE_GRANT, device_code, client_id: client.client_id } });
-  return { user, poll, device_code };
-}
-
 describe("the token.issued event is written in the commit that issues", () => {
   it("code exchange: when the event cannot be written, no token is, and the code is not spent", async () => {
     const s = await codeScene();
@@ -99,7 +73,7 @@ describe("the token.issued event is written in the commit that issues", () => {
   });
 
   it("device code: when the event cannot be written, nothing is, and the approved device code is not spent", async () => {
-    const { user, poll } = await deviceScene();
+    const { user, poll } = await approvedDeviceCode();
     await withoutAudit(user.id, poll);
     expect(await (await db()).grant.count({ where: { userId: user.id } })).toBe(0);
     expect(await written(user.id)).toEqual({ accessTokens: 0, refreshTokens: 0, issued: 0 });
@@ -110,7 +84,7 @@ describe("the token.issued event is written in the commit that issues", () => {
 
 describe("the device-code claim and an unconfirmed address", () => {
   it("issues nothing while the approving user's address is not confirmed, and leaves the device code unspent", async () => {
-    const { user, poll, device_code } = await deviceScene();
+    const { user, poll, device_code } = await approvedDeviceCode();
     await setConfirmed(user.id, false);
     const refused = await poll();
     expect({ status: refused.status, body: refused.json }).toEqual({ status: 400, body: { error: "invalid_grant" } });
