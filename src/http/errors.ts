@@ -29,16 +29,29 @@ export class InputError extends ApiError {
   }
 }
 
-export const badRequest = (message: string) => new ApiError(400, message);
-export const notFound = (message = "not found") => new ApiError(404, message);
-export const forbidden = (message = "forbidden", headers: Record<string, string> = {}) =>
-  new ApiError(403, message, headers);
-export const conflict = (message: string) => new ApiError(409, message);
-export const gone = (message: string) => new ApiError(410, message);
-export const tooManyRequests = (retryAfterSeconds: number, message = "rate_limited") =>
-  new ApiError(429, message, { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
-export const methodNotAllowed = (allow: string[], message = "method not allowed") =>
-  new ApiError(405, message, { Allow: allow.join(", ") });
+// Function declarations rather than arrow functions held in constants: a mutant of their body then takes effect
+// in the test that calls them, not only while the module loads (docs/testing.md#mutation-testing).
+export function badRequest(message: string): ApiError {
+  return new ApiError(400, message);
+}
+export function notFound(message = "not found"): ApiError {
+  return new ApiError(404, message);
+}
+export function forbidden(message = "forbidden", headers: Record<string, string> = {}): ApiError {
+  return new ApiError(403, message, headers);
+}
+export function conflict(message: string): ApiError {
+  return new ApiError(409, message);
+}
+export function gone(message: string): ApiError {
+  return new ApiError(410, message);
+}
+export function tooManyRequests(retryAfterSeconds: number, message = "rate_limited"): ApiError {
+  return new ApiError(429, message, { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+}
+export function methodNotAllowed(allow: string[], message = "method not allowed"): ApiError {
+  return new ApiError(405, message, { Allow: allow.join(", ") });
+}
 
 /**
  * Too much work of one kind already waiting (password hashing, src/users/passwords.ts): refused at once with
