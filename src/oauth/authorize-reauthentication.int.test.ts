@@ -115,6 +115,14 @@ describe("the way to the sign-in page", () => {
     expect(codeOf(await get(path, signedLater))).toMatch(/^[\w-]{43}$/);
   });
 
+  it("a session that never recorded its sign-in time: a plain request goes on; prompt=login, a max_age or an OpenID request must sign in", async () => {
+    const s = await setup(null);
+    expect(codeOf(await get(`${AUTH}?${query(s)}`, s.cookie))).toMatch(/^[\w-]{43}$/);
+    for (const params of [{ prompt: "login" }, { max_age: "3600" }, { scope: "openid readonly" }]) {
+      expect(signIn(await get(`${AUTH}?${query(s, params)}`, s.cookie)).reauthenticate).toBe(true);
+    }
+  });
+
   it("max_age: a session exactly max_age old goes on; one second older must sign in again", async () => {
     const s = await setup();
     advanceClock(300_000);
