@@ -118,7 +118,8 @@ describe("the way to the sign-in page", () => {
   it("a session that never recorded its sign-in time: a plain request goes on; prompt=login, a max_age or an OpenID request must sign in", async () => {
     const s = await setup(null);
     expect(codeOf(await get(`${AUTH}?${query(s)}`, s.cookie))).toMatch(/^[\w-]{43}$/);
-    for (const params of [{ prompt: "login" }, { max_age: "3600" }, { scope: "openid readonly" }]) {
+    const asking: Array<Record<string, string>> = [{ prompt: "login" }, { max_age: "3600" }, { scope: "openid readonly" }];
+    for (const params of asking) {
       expect(signIn(await get(`${AUTH}?${query(s, params)}`, s.cookie)).reauthenticate).toBe(true);
     }
   });
